@@ -1,0 +1,5 @@
+"""``python -m app`` is the ``magisterium-a2a`` command."""
+
+from app.cli import main
+
+main()

@@ -1,0 +1,233 @@
+"""Identity: bearer tokens, the principal they stand for, and where they live.
+
+Opaque tokens are issued by an operator command and stored only as their
+SHA-256 hash, bound to a user id and a plan, optionally with an expiry and
+per-user limits. With Redis they live beside the tasks; with the embedded
+store they live in a small JSON file in the data directory, so that the CLI
+and a running server (separate processes) see the same tokens.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import secrets
+import tempfile
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+from pydantic import BaseModel, Field, ValidationError
+from redis.asyncio import Redis
+
+from app.clock import Clock
+from app.config import PAID_PLANS, Plan
+from app.errors import PlanRequired, Unauthorized
+from app.storage import Keys, text
+
+TOKEN_PREFIX = "mag_"
+DEMO_TOKENS: dict[str, Plan] = {
+    "demo-free": "free",
+    "demo-pro": "pro",
+    "demo-organization": "organization",
+    "demo-enterprise": "enterprise",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """Who is calling: the user (limits are per user, not per token) and plan."""
+
+    user_id: str
+    plan: Plan
+    per_minute: int | None = None
+    qa_per_minute: int | None = None
+
+
+class TokenRecord(BaseModel):
+    """What a token hash maps to in the token store."""
+
+    user_id: str = Field(min_length=1)
+    plan: Plan
+    created_at: float
+    expires_at: float | None = None
+    per_minute: int | None = Field(None, ge=1)
+    qa_per_minute: int | None = Field(None, ge=1)
+
+    def principal(self) -> Principal:
+        return Principal(self.user_id, self.plan, self.per_minute, self.qa_per_minute)
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def new_token() -> str:
+    return TOKEN_PREFIX + secrets.token_urlsafe(32)
+
+
+class TokenStore(ABC):
+    """Token hashes and their records."""
+
+    @abstractmethod
+    async def put(self, token_hash: str, record: TokenRecord) -> None: ...
+
+    @abstractmethod
+    async def get(self, token_hash: str) -> TokenRecord | None: ...
+
+    @abstractmethod
+    async def delete(self, token_hash: str) -> bool: ...
+
+    @abstractmethod
+    async def all(self) -> dict[str, TokenRecord]: ...
+
+
+class RedisTokenStore(TokenStore):
+    def __init__(self, redis: Redis, keys: Keys) -> None:
+        self._redis = redis
+        self._keys = keys
+
+    async def put(self, token_hash: str, record: TokenRecord) -> None:
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.set(self._keys.token(token_hash), record.model_dump_json())
+            if record.expires_at is not None:
+                pipe.expireat(self._keys.token(token_hash), int(record.expires_at) + 1)
+            pipe.sadd(self._keys.token_index, token_hash)
+            await pipe.execute()
+
+    async def get(self, token_hash: str) -> TokenRecord | None:
+        raw = await self._redis.get(self._keys.token(token_hash))
+        return None if raw is None else TokenRecord.model_validate_json(raw)
+
+    async def delete(self, token_hash: str) -> bool:
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.delete(self._keys.token(token_hash))
+            pipe.srem(self._keys.token_index, token_hash)
+            deleted, _ = await pipe.execute()
+        return bool(deleted)
+
+    async def all(self) -> dict[str, TokenRecord]:
+        hashes = sorted(map(text, await self._redis.smembers(self._keys.token_index)))
+        if not hashes:
+            return {}
+        raws = await self._redis.mget([self._keys.token(h) for h in hashes])
+        return {
+            h: TokenRecord.model_validate_json(raw)
+            for h, raw in zip(hashes, raws, strict=True)
+            if raw is not None
+        }
+
+
+class FileTokenStore(TokenStore):
+    """Tokens in a JSON file, for the embedded (Redis-less) setup.
+
+    Writes take an exclusive lock and replace the file atomically; reads are
+    served from memory and reloaded when the file's mtime changes, so a token
+    revoked from the CLI stops working on the next request.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._stamp: tuple[int, int] | None = None
+        self._records: dict[str, TokenRecord] = {}
+
+    async def put(self, token_hash: str, record: TokenRecord) -> None:
+        with self._locked() as records:
+            records[token_hash] = record
+
+    async def get(self, token_hash: str) -> TokenRecord | None:
+        return self._current().get(token_hash)
+
+    async def delete(self, token_hash: str) -> bool:
+        with self._locked() as records:
+            return records.pop(token_hash, None) is not None
+
+    async def all(self) -> dict[str, TokenRecord]:
+        return dict(self._current())
+
+    def _current(self) -> dict[str, TokenRecord]:
+        try:
+            stat = self._path.stat()
+        except FileNotFoundError:
+            self._stamp, self._records = None, {}
+            return self._records
+        stamp = (stat.st_mtime_ns, stat.st_size)
+        if stamp != self._stamp:
+            self._records = self._read()
+            self._stamp = stamp
+        return self._records
+
+    def _read(self) -> dict[str, TokenRecord]:
+        try:
+            raw = orjson.loads(self._path.read_bytes())
+            return {h: TokenRecord.model_validate(r) for h, r in raw.items()}
+        except (orjson.JSONDecodeError, ValidationError, AttributeError) as exc:
+            raise RuntimeError(f"token file {self._path} is not readable: {exc}") from exc
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[dict[str, TokenRecord]]:
+        self._path.parent.mkdir(parents=True, exist_ok=True)
+        lock_path = self._path.with_suffix(".lock")
+        with lock_path.open("a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            records = self._read() if self._path.exists() else {}
+            yield records
+            data = orjson.dumps(
+                {h: r.model_dump() for h, r in records.items()}, option=orjson.OPT_INDENT_2
+            )
+            fd, tmp = tempfile.mkstemp(dir=self._path.parent, prefix=".tokens-")
+            with os.fdopen(fd, "wb") as out:
+                out.write(data)
+                out.flush()
+                os.fsync(out.fileno())
+            Path(tmp).chmod(0o600)
+            Path(tmp).replace(self._path)
+
+
+class Authenticator:
+    """Turns an ``Authorization`` header into a paying principal, or raises."""
+
+    def __init__(self, tokens: TokenStore, clock: Clock, *, demo_tokens: bool = False) -> None:
+        self._tokens = tokens
+        self._clock = clock
+        self._demo = (
+            {token: Principal(user_id=token, plan=plan) for token, plan in DEMO_TOKENS.items()}
+            if demo_tokens
+            else {}
+        )
+
+    async def identify(self, authorization: str | None) -> Principal:
+        """The principal of a valid token, whatever its plan; else Unauthorized."""
+        token = _bearer(authorization)
+        demo = self._demo.get(token)
+        if demo is not None:
+            return demo
+        record = await self._tokens.get(hash_token(token))
+        if record is None:
+            raise Unauthorized(data={"reason": "unknown or revoked token"})
+        if record.expires_at is not None and record.expires_at <= self._clock.now():
+            raise Unauthorized(data={"reason": "token expired"})
+        return record.principal()
+
+    async def authenticate(self, authorization: str | None) -> Principal:
+        """The principal of a valid token on a paid plan."""
+        principal = await self.identify(authorization)
+        if principal.plan not in PAID_PLANS:
+            raise PlanRequired(
+                data={"plan": principal.plan, "required": sorted(PAID_PLANS)},
+            )
+        return principal
+
+
+def _bearer(authorization: str | None) -> str:
+    if not authorization:
+        raise Unauthorized(data={"reason": "missing Authorization header"})
+    scheme, _, token = authorization.strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token or " " in token:
+        raise Unauthorized(data={"reason": "expected 'Authorization: Bearer <token>'"})
+    return token

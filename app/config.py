@@ -1,0 +1,86 @@
+"""The one configuration object, read from ``A2A_*`` environment variables.
+
+It is built once (by the CLI or the app factory) and passed to whatever needs
+it; nothing below reads ``os.environ`` itself.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+from platformdirs import user_data_dir
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+Plan = Literal["free", "pro", "organization", "enterprise"]
+PLANS: tuple[Plan, ...] = ("free", "pro", "organization", "enterprise")
+PAID_PLANS: frozenset[str] = frozenset({"pro", "organization", "enterprise"})
+
+CommaList = Annotated[list[str], NoDecode]
+
+
+def _split(value: object) -> object:
+    if isinstance(value, str):
+        return [item.strip() for item in value.split(",") if item.strip()]
+    return value
+
+
+class Settings(BaseSettings):
+    """Server settings; every field maps to ``A2A_<FIELD>``."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="A2A_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
+    )
+
+    redis_url: str = Field("", description="Redis URL; empty means the embedded in-process store")
+    key_prefix: str = Field("a2a", description="Prefix of every Redis key this server writes")
+    redis_timeout_seconds: float = Field(2.0, gt=0, description="Redis connect/command timeout")
+    public_url: str = Field(
+        "http://127.0.0.1:8000", description="Public base URL; the card's url is this + /api/v1/a2a"
+    )
+    task_ttl_seconds: int = Field(86400, ge=1, description="How long tasks are kept")
+    max_body_bytes: int = Field(1_048_576, ge=1024, description="Largest accepted request body")
+    max_batch: int = Field(20, ge=1, description="Largest accepted JSON-RPC batch")
+    cors_origins: CommaList = Field(
+        default_factory=lambda: ["*"], description="Allowed CORS origins, comma-separated, or *"
+    )
+    cors_max_age_seconds: int = Field(600, ge=0, description="Access-Control-Max-Age of preflights")
+    dev_mode: bool = Field(False, description="Seed well-known demo tokens (never in production)")
+    limit_default_per_minute: int = Field(15, ge=1, description="Default bucket, pro/organization")
+    limit_expensive_per_minute: int = Field(2, ge=1, description="Expensive bucket, pro/org")
+    default_skill: str = Field(
+        "catholic_qa", description="Skill used when message.metadata.skillId is absent"
+    )
+    skill_timeout_seconds: float = Field(120.0, gt=0, description="A skill running longer fails")
+    data_dir: Path = Field(
+        default_factory=lambda: Path(user_data_dir("magisterium-a2a")),
+        description="Where content, indexes and the embedded token file live",
+    )
+    extra_skills: CommaList = Field(
+        default_factory=list,
+        description="Extra skill factories ('module:attribute', comma-separated)",
+    )
+    disabled_skills: CommaList = Field(
+        default_factory=list, description="Skill ids not to serve, comma-separated"
+    )
+    agent_name: str = Field("Magisterium AI", description="The card's name")
+    agent_description: str = Field(
+        "Answers questions on Catholic teaching with citations, searches and fetches Church "
+        "documents, and gives the Mass readings and the saints of any day.",
+        description="The card's description",
+    )
+    log_level: str = Field("info", description="Log level of the server")
+
+    @field_validator("cors_origins", "extra_skills", "disabled_skills", mode="before")
+    @classmethod
+    def _comma_list(cls, value: object) -> object:
+        return _split(value)
+
+    @property
+    def endpoint_url(self) -> str:
+        return f"{self.public_url.rstrip('/')}/api/v1/a2a"
+
+    @property
+    def embedded(self) -> bool:
+        return not self.redis_url

@@ -1,0 +1,101 @@
+"""HTTP routes: the JSON-RPC endpoint, its preflight, the agent card, health."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from fastapi import APIRouter, Request, Response
+from starlette.requests import ClientDisconnect
+
+from app.errors import HTTPMethodNotAllowed, PayloadTooLarge
+from app.rpc import error_response
+
+if TYPE_CHECKING:
+    from app.main import Runtime
+
+ENDPOINT = "/api/v1/a2a"
+CARD_PATHS = ("/.well-known/agent.json", "/.well-known/agent-card.json")
+JSON = "application/json"
+
+router = APIRouter()
+
+
+def _runtime(request: Request) -> Runtime:
+    runtime: Runtime = request.app.state.runtime
+    return runtime
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The body, refusing anything past ``limit`` bytes before parsing it."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise PayloadTooLarge(limit)
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise PayloadTooLarge(limit)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+@router.post(ENDPOINT)
+async def endpoint(request: Request) -> Response:
+    runtime = _runtime(request)
+    headers = runtime.cors.headers(request.headers.get("origin"))
+    try:
+        body = await read_body(request, runtime.settings.max_body_bytes)
+    except PayloadTooLarge as exc:
+        answer = error_response(exc)
+    except ClientDisconnect:
+        return Response(status_code=400)
+    else:
+        answer = await runtime.dispatcher.handle(body, request.headers.get("authorization"))
+    headers.update(answer.headers)
+    return Response(answer.body, status_code=answer.status, media_type=JSON, headers=headers)
+
+
+@router.options(ENDPOINT)
+async def preflight(request: Request) -> Response:
+    runtime = _runtime(request)
+    return Response(status_code=204, headers=runtime.cors.preflight(request.headers.get("origin")))
+
+
+@router.api_route(ENDPOINT, methods=["GET", "HEAD", "PUT", "PATCH", "DELETE"])
+async def not_allowed(request: Request) -> Response:
+    runtime = _runtime(request)
+    headers = runtime.cors.headers(request.headers.get("origin"))
+    answer = error_response(HTTPMethodNotAllowed())
+    headers.update(answer.headers)
+    return Response(answer.body, status_code=answer.status, media_type=JSON, headers=headers)
+
+
+async def agent_card(request: Request) -> Response:
+    runtime = _runtime(request)
+    return Response(
+        runtime.card_json,
+        media_type=JSON,
+        headers={"Cache-Control": "public, max-age=3600", "Access-Control-Allow-Origin": "*"},
+    )
+
+
+for _path in CARD_PATHS:
+    router.add_api_route(_path, agent_card, methods=["GET"])
+
+
+@router.get("/healthz")
+async def healthz() -> Response:
+    return Response(b'{"status":"ok"}', media_type=JSON)
+
+
+@router.get("/readyz")
+async def readyz(request: Request) -> Response:
+    runtime = _runtime(request)
+    try:
+        ready = await runtime.ready()
+    except Exception:
+        ready = False
+    if ready:
+        return Response(b'{"status":"ready"}', media_type=JSON)
+    return Response(b'{"status":"unavailable"}', status_code=503, media_type=JSON)

@@ -1,0 +1,148 @@
+"""The application factory: wires settings, store, limiter, identity and
+skills together at start-up (once), then serves requests."""
+
+from __future__ import annotations
+
+import gc
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+from fastapi import FastAPI
+from redis.asyncio import Redis
+
+from app import __version__
+from app.agent_card import build_card
+from app.auth import DEMO_TOKENS, Authenticator, FileTokenStore, RedisTokenStore, TokenStore
+from app.clock import Clock, IdFactory, RandomIds, SystemClock
+from app.config import Settings
+from app.cors import CorsPolicy
+from app.http import router
+from app.methods import A2AMethods
+from app.ratelimit import RateLimiter, limits_storage
+from app.rpc import Dispatcher
+from app.storage import Keys, connect
+from app.tasks import RedisTaskStore, TaskStore
+from skills.base import SkillEnvironment
+from skills.registry import SkillRegistry
+
+log = logging.getLogger(__name__)
+
+RegistryFactory = Callable[[SkillEnvironment], SkillRegistry]
+
+
+@dataclass
+class Runtime:
+    """Everything a request needs, built once per process."""
+
+    settings: Settings
+    redis: Redis
+    store: TaskStore
+    tokens: TokenStore
+    limiter: RateLimiter
+    registry: SkillRegistry
+    dispatcher: Dispatcher
+    cors: CorsPolicy
+    card_json: bytes
+    env: SkillEnvironment
+
+    async def ready(self) -> bool:
+        return await self.store.ping() and await self.limiter.ping()
+
+    async def close(self) -> None:
+        await self.env.close()
+        await self.redis.aclose()
+
+
+def token_store(settings: Settings, redis: Redis, keys: Keys) -> TokenStore:
+    """Tokens beside the tasks in Redis, or in the data directory when embedded."""
+    if settings.embedded:
+        return FileTokenStore(settings.data_dir / "tokens.json")
+    return RedisTokenStore(redis, keys)
+
+
+def build_runtime(
+    settings: Settings,
+    *,
+    clock: Clock,
+    ids: IdFactory,
+    registry_factory: RegistryFactory,
+) -> Runtime:
+    keys = Keys(settings.key_prefix)
+    redis = connect(settings)
+    store = RedisTaskStore(redis, keys, settings.task_ttl_seconds, clock)
+    limiter = RateLimiter(limits_storage(settings, keys), settings, keys)
+    tokens = token_store(settings, redis, keys)
+    auth = Authenticator(tokens, clock, demo_tokens=settings.dev_mode)
+    env = SkillEnvironment(settings=settings, clock=clock)
+    registry = registry_factory(env)
+    methods = A2AMethods(
+        settings=settings, store=store, registry=registry, limiter=limiter, clock=clock, ids=ids
+    )
+    return Runtime(
+        settings=settings,
+        redis=redis,
+        store=store,
+        tokens=tokens,
+        limiter=limiter,
+        registry=registry,
+        dispatcher=Dispatcher(methods, auth, settings.max_batch),
+        cors=CorsPolicy(settings.cors_origins, settings.cors_max_age_seconds),
+        card_json=build_card(settings, registry).to_json(),
+        env=env,
+    )
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    clock: Clock | None = None,
+    ids: IdFactory | None = None,
+    registry_factory: RegistryFactory = SkillRegistry.load,
+) -> FastAPI:
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        runtime = build_runtime(
+            settings,
+            clock=clock or SystemClock(),
+            ids=ids or RandomIds(),
+            registry_factory=registry_factory,
+        )
+        app.state.runtime = runtime
+        if settings.dev_mode:
+            log.warning(
+                "DEVELOPMENT MODE: demo tokens %s are accepted. Never expose this server.",
+                ", ".join(DEMO_TOKENS),
+            )
+        log.info(
+            "serving %d skill(s) with the %s store",
+            len(runtime.registry),
+            "embedded" if settings.embedded else "Redis",
+        )
+        # Objects built at start-up live for the whole process; keep them out of
+        # the collector's generations so request-time collections stay short.
+        gc.collect()
+        gc.freeze()
+        try:
+            yield
+        finally:
+            await runtime.close()
+
+    app = FastAPI(
+        title="Magisterium A2A",
+        version=__version__,
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+    )
+    app.include_router(router)
+    return app
+
+
+def app_from_env() -> FastAPI:
+    """Entry for ``uvicorn --factory`` and for worker processes."""
+    return create_app(Settings())

@@ -1,0 +1,160 @@
+"""JSON-RPC 2.0 over one HTTP body: parsing, the envelope, batches, and the
+one place where errors become responses.
+
+The checks run in the contract's order (section 2): parse, envelope, bearer
+token, plan, method, params; the method itself then checks skill and rate
+limit. A batch answers each element in order in one array.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from app.auth import Authenticator, Principal
+from app.errors import (
+    InternalError,
+    InvalidRequest,
+    MethodNotFound,
+    ParseError,
+    RPCError,
+    Unauthorized,
+)
+from app.methods import A2AMethods, parse_params
+from app.protocol import JSONRPC_VERSION, JSONRPCRequest
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class RPCResponse:
+    status: int
+    body: bytes
+    headers: dict[str, str]
+
+
+def parse_body(body: bytes) -> Any:
+    """Strict JSON: UTF-8 only, no NaN or Infinity, nesting capped by orjson."""
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError as exc:
+        raise ParseError(data={"reason": str(exc)}) from None
+
+
+def request_id(obj: Any) -> str | int | None:
+    """The request's id if it has a valid one (a string or an integer, not a bool)."""
+    if isinstance(obj, dict):
+        value = obj.get("id")
+        if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+            return value
+    return None
+
+
+def check_envelope(obj: Any) -> JSONRPCRequest:
+    if not isinstance(obj, dict):
+        raise InvalidRequest(data={"reason": "a request must be a JSON object"})
+    if obj.get("jsonrpc") != JSONRPC_VERSION:
+        raise InvalidRequest(data={"reason": "'jsonrpc' must be exactly \"2.0\""})
+    method = obj.get("method")
+    if not isinstance(method, str):
+        raise InvalidRequest(data={"reason": "'method' must be a string"})
+    req_id = request_id(obj)
+    if req_id is None:
+        raise InvalidRequest(data={"reason": "'id' must be a string or an integer"})
+    return JSONRPCRequest.model_construct(
+        jsonrpc="2.0", id=req_id, method=method, params=obj.get("params")
+    )
+
+
+def success(req_id: str | int, result: bytes) -> bytes:
+    return b'{"jsonrpc":"2.0","id":%b,"result":%b}' % (orjson.dumps(req_id), result)
+
+
+def failure(req_id: str | int | None, error: RPCError) -> bytes:
+    return orjson.dumps({"jsonrpc": JSONRPC_VERSION, "id": req_id, "error": error.to_wire()})
+
+
+def error_response(error: RPCError, req_id: str | int | None = None) -> RPCResponse:
+    return RPCResponse(error.http_status, failure(req_id, error), error.headers())
+
+
+class _CallerOnce:
+    """Authenticates at most once per HTTP request, even for a batch."""
+
+    def __init__(self, auth: Authenticator, authorization: str | None) -> None:
+        self._auth = auth
+        self._authorization = authorization
+        self._principal: Principal | None = None
+        self._error: RPCError | None = None
+
+    async def get(self) -> Principal:
+        if self._principal is not None:
+            return self._principal
+        if self._error is not None:
+            raise self._error
+        try:
+            self._principal = await self._auth.authenticate(self._authorization)
+        except RPCError as exc:
+            self._error = exc
+            raise
+        return self._principal
+
+
+class Dispatcher:
+    def __init__(self, methods: A2AMethods, auth: Authenticator, max_batch: int) -> None:
+        self._methods = methods
+        self._auth = auth
+        self._max_batch = max_batch
+
+    async def handle(self, body: bytes, authorization: str | None) -> RPCResponse:
+        try:
+            payload = parse_body(body)
+        except ParseError as exc:
+            return error_response(exc)
+        caller = _CallerOnce(self._auth, authorization)
+        if not isinstance(payload, list):
+            answer, error = await self._one(payload, caller)
+            if error is None:
+                return RPCResponse(200, answer, {})
+            return RPCResponse(error.http_status, answer, error.headers())
+        if not payload:
+            return error_response(InvalidRequest(data={"reason": "empty batch"}))
+        if len(payload) > self._max_batch:
+            return error_response(
+                InvalidRequest(data={"reason": "batch too large", "maxBatch": self._max_batch})
+            )
+        answers: list[bytes] = []
+        all_unauthorized = True
+        for item in payload:
+            answer, error = await self._one(item, caller)
+            answers.append(answer)
+            all_unauthorized = all_unauthorized and isinstance(error, Unauthorized)
+        body_out = b"[" + b",".join(answers) + b"]"
+        if all_unauthorized:
+            return RPCResponse(401, body_out, Unauthorized().headers())
+        return RPCResponse(200, body_out, {})
+
+    async def _one(self, obj: Any, caller: _CallerOnce) -> tuple[bytes, RPCError | None]:
+        req_id = request_id(obj)
+        try:
+            request = check_envelope(obj)
+            principal = await caller.get()
+            method = self._methods.table.get(request.method)
+            if method is None:
+                raise MethodNotFound(data={"method": request.method})
+            params = parse_params(method.params, request.params)
+            return success(request.id, await method.run(principal, params)), None
+        except RPCError as exc:
+            return failure(req_id, exc), exc
+        except Exception:
+            log.exception("internal error in %s", _method_name(obj))
+            error = InternalError()
+            return failure(req_id, error), error
+
+
+def _method_name(obj: Any) -> str:
+    method = obj.get("method") if isinstance(obj, dict) else None
+    return method if isinstance(method, str) else "<invalid request>"

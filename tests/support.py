@@ -1,0 +1,215 @@
+"""Helpers shared by the tests: an in-process harness over HTTP, token
+issuing, real subprocess servers, and the A2A v0.3 schema."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import jsonschema
+from asgi_lifespan import LifespanManager
+
+from app.auth import TokenRecord, TokenStore, hash_token, new_token
+from app.clock import Clock, IdFactory
+from app.config import Plan, Settings
+from app.main import Runtime, create_app
+from skills.registry import SkillRegistry
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+SCHEMA_PATH = SHARED / "refdata" / "a2a-v0.3" / "a2a.json"
+ENDPOINT = "/api/v1/a2a"
+_ids = itertools.count(1)
+
+
+async def issue_token(
+    store: TokenStore,
+    plan: Plan = "pro",
+    user: str | None = None,
+    *,
+    now: float | None = None,
+    expires_in: float | None = None,
+    per_minute: int | None = None,
+    qa_per_minute: int | None = None,
+) -> str:
+    created = time.time() if now is None else now
+    token = new_token()
+    record = TokenRecord(
+        user_id=user or f"user-{next(_ids)}",
+        plan=plan,
+        created_at=created,
+        expires_at=created + expires_in if expires_in is not None else None,
+        per_minute=per_minute,
+        qa_per_minute=qa_per_minute,
+    )
+    await store.put(hash_token(token), record)
+    return token
+
+
+def rpc_body(method: str, params: Any = None, req_id: int | str = 1) -> dict[str, Any]:
+    body: dict[str, Any] = {"jsonrpc": "2.0", "id": req_id, "method": method}
+    if params is not None:
+        body["params"] = params
+    return body
+
+
+def send_params(
+    text: str = "hello",
+    skill: str | None = "echo",
+    *,
+    context_id: str | None = None,
+    parts: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    message: dict[str, Any] = {
+        "role": "user",
+        "kind": "message",
+        "messageId": f"m-{next(_ids)}",
+        "parts": parts if parts is not None else [{"kind": "text", "text": text}],
+    }
+    if skill is not None:
+        message["metadata"] = {"skillId": skill}
+    if context_id is not None:
+        message["contextId"] = context_id
+    return {"message": message}
+
+
+@dataclass
+class Harness:
+    """One app, in process, spoken to over HTTP through httpx's ASGI transport."""
+
+    client: httpx.AsyncClient
+    runtime: Runtime
+    settings: Settings
+    tokens: TokenStore
+
+    async def token(self, plan: Plan = "pro", user: str | None = None, **kw: Any) -> str:
+        now = self.runtime.env.clock.now()
+        return await issue_token(self.tokens, plan, user, now=now, **kw)
+
+    async def post(
+        self, body: Any, token: str | None = None, headers: dict[str, str] | None = None
+    ) -> httpx.Response:
+        all_headers = {"Content-Type": "application/json", **(headers or {})}
+        if token is not None:
+            all_headers["Authorization"] = f"Bearer {token}"
+        content = body if isinstance(body, bytes) else json.dumps(body).encode()
+        return await self.client.post(ENDPOINT, content=content, headers=all_headers)
+
+    async def call(
+        self, method: str, params: Any, token: str | None, req_id: int | str = 1
+    ) -> httpx.Response:
+        return await self.post(rpc_body(method, params, req_id), token)
+
+    async def send(
+        self, token: str, text: str = "hello", skill: str | None = "echo", **kw: Any
+    ) -> httpx.Response:
+        return await self.call("message/send", send_params(text, skill, **kw), token)
+
+
+@contextlib.asynccontextmanager
+async def harness(
+    settings: Settings,
+    *,
+    clock: Clock | None = None,
+    ids: IdFactory | None = None,
+    builtins: tuple[str, ...] = (),
+) -> AsyncIterator[Harness]:
+    def registry(env: Any) -> SkillRegistry:
+        return SkillRegistry.load(env, builtins=builtins)
+
+    app = create_app(settings, clock=clock, ids=ids, registry_factory=registry)
+    async with LifespanManager(app) as manager:
+        runtime: Runtime = app.state.runtime
+        transport = httpx.ASGITransport(app=manager.app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+            yield Harness(client, runtime, settings, runtime.tokens)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@dataclass
+class ServerProcess:
+    """A real ``magisterium-a2a serve`` in a subprocess."""
+
+    port: int
+    process: subprocess.Popen[bytes]
+    log_path: Path
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+
+def subprocess_env(env: dict[str, str]) -> dict[str, str]:
+    base = {k: v for k, v in os.environ.items() if not k.startswith("A2A_")}
+    paths = [str(p) for p in (ROOT, ROOT / "tests" / "plugins")]
+    extra = env.pop("PYTHONPATH", "")
+    base["PYTHONPATH"] = os.pathsep.join([*paths, *([extra] if extra else [])])
+    base.update(env)
+    return base
+
+
+@contextlib.contextmanager
+def server_process(
+    env: dict[str, str], log_dir: Path, *, workers: int = 1, timeout: float = 30.0
+) -> Iterator[ServerProcess]:
+    port = free_port()
+    log_path = log_dir / f"server-{port}.log"
+    env = {"A2A_PUBLIC_URL": f"http://127.0.0.1:{port}", **env}
+    args = [sys.executable, "-m", "app", "serve", "--port", str(port), "--workers", str(workers)]
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(args, env=subprocess_env(env), stdout=log, stderr=log)
+    server = ServerProcess(port, process, log_path)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"server exited early:\n{server.log()}")
+            try:
+                if httpx.get(f"{server.base_url}/readyz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"server not ready after {timeout}s:\n{server.log()}")
+            time.sleep(0.05)
+        yield server
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def a2a_schema() -> dict[str, Any] | None:
+    if not SCHEMA_PATH.exists():
+        return None
+    schema: dict[str, Any] = json.loads(SCHEMA_PATH.read_text())
+    return schema
+
+
+def validate_definition(schema: dict[str, Any], definition: str, instance: Any) -> None:
+    wrapper = {"$ref": f"#/definitions/{definition}", "definitions": schema["definitions"]}
+    jsonschema.validate(instance, wrapper, cls=jsonschema.Draft7Validator)

@@ -1,0 +1,137 @@
+"""CONTRACT section 7 on the embedded store: two buckets per user, what
+counts and what does not, retryAfter, enterprise limits. Time is moved with
+time-machine (the clock ``limits`` reads), never waited for."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import time_machine
+
+from app.config import Settings
+from tests.support import Harness, harness
+
+START = 1_800_000_000.0
+
+
+@pytest.fixture
+def frozen() -> Iterator[time_machine.Coordinates]:
+    with time_machine.travel(START, tick=False) as traveller:
+        yield traveller
+
+
+async def test_default_bucket_is_15_per_minute_with_retry_after(
+    h: Harness, frozen: time_machine.Coordinates
+) -> None:
+    token = await h.token()
+    for _ in range(15):
+        assert (await h.send(token)).status_code == 200
+    rejected = await h.send(token)
+    assert rejected.status_code == 429
+    assert rejected.json()["error"] == {
+        "code": -32003,
+        "message": "Rate limit exceeded",
+        "data": {"retryAfter": 60},
+    }
+    assert rejected.headers["retry-after"] == "60"
+    frozen.shift(45.5)
+    again = await h.send(token)
+    assert again.json()["error"]["data"] == {"retryAfter": 15}
+    assert again.headers["retry-after"] == "15"
+    frozen.shift(14.6)
+    assert (await h.send(token)).status_code == 200
+
+
+async def test_retry_after_is_at_least_one_second(
+    h: Harness, frozen: time_machine.Coordinates
+) -> None:
+    token = await h.token()
+    for _ in range(15):
+        await h.send(token)
+    frozen.shift(59.9)
+    assert (await h.send(token)).json()["error"]["data"]["retryAfter"] == 1
+
+
+async def test_expensive_bucket_is_2_and_independent(h: Harness, frozen: object) -> None:
+    token = await h.token()
+    assert (await h.send(token, skill="echo_expensive")).status_code == 200
+    assert (await h.send(token, skill="echo_expensive")).status_code == 200
+    third = await h.send(token, skill="echo_expensive")
+    assert third.status_code == 429
+    assert third.json()["error"]["code"] == -32003
+    assert (await h.send(token, skill="echo")).status_code == 200
+
+
+async def test_limits_are_per_user_not_per_token(h: Harness, frozen: object) -> None:
+    first, second = await h.token(user="dana"), await h.token(user="dana")
+    other = await h.token(user="eve")
+    for i in range(15):
+        assert (await h.send(first if i % 2 else second)).status_code == 200
+    assert (await h.send(first)).status_code == 429
+    assert (await h.send(second)).status_code == 429
+    assert (await h.send(other)).status_code == 200
+
+
+async def test_what_never_counts(h: Harness, frozen: object) -> None:
+    token = await h.token()
+    for _ in range(15):
+        await h.send(token)
+    task_id = "anything"
+    for _ in range(30):
+        assert (await h.call("tasks/get", {"id": task_id}, token)).json()["error"]["code"] == -32001
+        assert (await h.call("tasks/cancel", {"id": task_id}, token)).status_code == 200
+        assert (await h.client.get("/.well-known/agent.json")).status_code == 200
+        assert (await h.client.options("/api/v1/a2a")).status_code == 204
+    assert (await h.send(token)).status_code == 429
+
+
+async def test_rejected_sends_do_not_extend_the_window(
+    h: Harness, frozen: time_machine.Coordinates
+) -> None:
+    token = await h.token()
+    for _ in range(15):
+        await h.send(token)
+    for _ in range(10):
+        frozen.shift(5)
+        assert (await h.send(token)).status_code == 429
+    frozen.shift(10.1)
+    assert (await h.send(token)).status_code == 200
+
+
+async def test_enterprise_uses_the_tokens_own_limits(h: Harness, frozen: object) -> None:
+    token = await h.token("enterprise", per_minute=3, qa_per_minute=1)
+    plain = await h.token("enterprise")
+    for _ in range(3):
+        assert (await h.send(token)).status_code == 200
+    assert (await h.send(token)).status_code == 429
+    assert (await h.send(token, skill="echo_expensive")).status_code == 200
+    assert (await h.send(token, skill="echo_expensive")).status_code == 429
+    for _ in range(15):
+        assert (await h.send(plain)).status_code == 200
+    assert (await h.send(plain)).status_code == 429
+
+
+async def test_limits_are_configurable(settings: Settings, frozen: object) -> None:
+    custom = settings.model_copy(
+        update={"limit_default_per_minute": 4, "limit_expensive_per_minute": 1}
+    )
+    async with harness(custom) as h:
+        token = await h.token("organization")
+        assert [(await h.send(token)).status_code for _ in range(5)] == [200] * 4 + [429]
+        codes = [(await h.send(token, skill="echo_expensive")).status_code for _ in range(2)]
+        assert codes == [200, 429]
+
+
+async def test_a_rate_limited_batch_element_is_answered_in_place(
+    h: Harness, frozen: object
+) -> None:
+    from tests.support import rpc_body, send_params
+
+    token = await h.token()
+    batch = [rpc_body("message/send", send_params(skill="echo_expensive"), i) for i in range(3)]
+    response = await h.post(batch, token)
+    assert response.status_code == 200
+    answers = response.json()
+    assert ["result" in a for a in answers] == [True, True, False]
+    assert answers[2]["error"]["data"]["retryAfter"] == 60
