@@ -1,88 +1,26 @@
-"""The operator's command line: ``serve`` and ``tokens``."""
+"""``magisterium-a2a tokens``: issue, list and revoke opaque API tokens."""
 
 from __future__ import annotations
 
 import asyncio
-import os
-import sys
 import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Annotated, TypeVar
 
 import typer
-import uvicorn
-from pydantic import ValidationError
 from rich.console import Console
-from rich.panel import Panel
 from rich.table import Table
 
-from app.auth import DEMO_TOKENS, TokenRecord, TokenStore, hash_token, new_token
+from app.auth import TokenRecord, TokenStore, hash_token, new_token
+from app.cli.common import err, load_settings
 from app.config import PLANS, Settings
-from app.main import create_app, token_store
+from app.main import token_store
 from app.storage import Keys, connect
 
 T = TypeVar("T")
 
-cli = typer.Typer(help="Self-hostable Magisterium AI A2A server.", no_args_is_help=True)
 tokens_cli = typer.Typer(help="Issue, list and revoke API tokens.", no_args_is_help=True)
-cli.add_typer(tokens_cli, name="tokens")
-err = Console(stderr=True)
-
-
-def load_settings() -> Settings:
-    try:
-        return Settings()
-    except ValidationError as exc:
-        err.print(f"[red]Invalid configuration:[/red]\n{exc}")
-        raise typer.Exit(2) from None
-
-
-@cli.command()
-def serve(
-    host: Annotated[str, typer.Option(help="Interface to bind")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="TCP port")] = 8000,
-    workers: Annotated[int, typer.Option(min=1, help="Worker processes (needs Redis if > 1)")] = 1,
-    dev: Annotated[bool, typer.Option("--dev", help="Development mode: demo tokens")] = False,
-) -> None:
-    """Run the HTTP server."""
-    if dev:
-        os.environ["A2A_DEV_MODE"] = "1"
-    settings = load_settings()
-    if workers > 1 and settings.embedded:
-        err.print(
-            "[red]--workers > 1 needs a shared store:[/red] set A2A_REDIS_URL "
-            "(the embedded store lives inside one process)."
-        )
-        raise typer.Exit(2)
-    if settings.dev_mode:
-        _dev_banner(host, port)
-    common = {
-        "host": host,
-        "port": port,
-        "log_level": settings.log_level,
-        "timeout_graceful_shutdown": 30,
-    }
-    if workers == 1:
-        uvicorn.run(create_app(settings), **common)  # type: ignore[arg-type]
-    else:
-        uvicorn.run("app.main:app_from_env", factory=True, workers=workers, **common)  # type: ignore[arg-type]
-
-
-def _dev_banner(host: str, port: int) -> None:
-    lines = [
-        "[bold]Development mode.[/bold] These well-known demo tokens are accepted:",
-        "",
-        *(f"  {plan:<13} [bold cyan]{token}[/bold cyan]" for token, plan in DEMO_TOKENS.items()),
-        "",
-        "Try:",
-        f"  curl -s http://{host}:{port}/api/v1/a2a -H 'Authorization: Bearer demo-pro' \\",
-        '    -H \'Content-Type: application/json\' -d \'{"jsonrpc":"2.0","id":1,'
-        '"method":"tasks/get","params":{"id":"x"}}\'',
-        "",
-        "[bold red]Never run development mode where others can reach it.[/bold red]",
-    ]
-    Console().print(Panel("\n".join(lines), title="magisterium-a2a", border_style="yellow"))
 
 
 def _with_tokens(settings: Settings, action: Callable[[TokenStore], Awaitable[T]]) -> T:
@@ -193,10 +131,3 @@ def tokens_list() -> None:
 
 def _when(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%d %H:%M:%SZ")
-
-
-def main() -> None:
-    try:
-        cli()
-    except KeyboardInterrupt:
-        sys.exit(130)

@@ -1,0 +1,21 @@
+"""The operator's command line, ``magisterium-a2a``: one module per command group."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from app.cli.serve import serve
+from app.cli.tokens import tokens_cli
+
+cli = typer.Typer(help="Self-hostable Magisterium AI A2A server.", no_args_is_help=True)
+cli.command()(serve)
+cli.add_typer(tokens_cli, name="tokens")
+
+
+def main() -> None:
+    try:
+        cli()
+    except KeyboardInterrupt:
+        sys.exit(130)
