@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
+from cachetools import TTLCache
 from pydantic import BaseModel, Field, ValidationError
 from redis.asyncio import Redis
 
@@ -38,14 +39,24 @@ DEMO_TOKENS: dict[str, Plan] = {
 }
 
 
+NO_TOKEN_ID = "-"
+
+
 @dataclass(frozen=True, slots=True)
 class Principal:
-    """Who is calling: the user (limits are per user, not per token) and plan."""
+    """Who is calling: the user (limits are per user, not per token) and plan.
+
+    ``token_id`` is the hash of an opaque token (its revocation marker is
+    checked in the same Redis round trip as the request's own work);
+    ``cached`` says the record came from this process' short-lived cache.
+    """
 
     user_id: str
     plan: Plan
     per_minute: int | None = None
     qa_per_minute: int | None = None
+    token_id: str = NO_TOKEN_ID
+    cached: bool = False
 
 
 class TokenRecord(BaseModel):
@@ -58,8 +69,10 @@ class TokenRecord(BaseModel):
     per_minute: int | None = Field(None, ge=1)
     qa_per_minute: int | None = Field(None, ge=1)
 
-    def principal(self) -> Principal:
-        return Principal(self.user_id, self.plan, self.per_minute, self.qa_per_minute)
+    def principal(self, token_id: str, *, cached: bool) -> Principal:
+        return Principal(
+            self.user_id, self.plan, self.per_minute, self.qa_per_minute, token_id, cached
+        )
 
 
 def hash_token(token: str) -> str:
@@ -85,11 +98,20 @@ class TokenStore(ABC):
     @abstractmethod
     async def all(self) -> dict[str, TokenRecord]: ...
 
+    async def revoked(self, user_id: str, token_id: str) -> bool:
+        """Whether the token was revoked since a server may have cached it."""
+        return False
+
 
 class RedisTokenStore(TokenStore):
-    def __init__(self, redis: Redis, keys: Keys) -> None:
+    """Tokens in Redis. Revoking also leaves a marker under the user's keys for
+    longer than any server caches a token, which every request checks in the
+    same round trip as its own work: revocation takes effect at once."""
+
+    def __init__(self, redis: Redis, keys: Keys, marker_seconds: int) -> None:
         self._redis = redis
         self._keys = keys
+        self._marker_seconds = marker_seconds
 
     async def put(self, token_hash: str, record: TokenRecord) -> None:
         async with self._redis.pipeline(transaction=True) as pipe:
@@ -104,11 +126,18 @@ class RedisTokenStore(TokenStore):
         return None if raw is None else TokenRecord.model_validate_json(raw)
 
     async def delete(self, token_hash: str) -> bool:
+        record = await self.get(token_hash)
         async with self._redis.pipeline(transaction=True) as pipe:
+            if record is not None:
+                marker = self._keys.revoked(record.user_id, token_hash)
+                pipe.set(marker, b"1", ex=self._marker_seconds)
             pipe.delete(self._keys.token(token_hash))
             pipe.srem(self._keys.token_index, token_hash)
-            deleted, _ = await pipe.execute()
+            *_, deleted, _ = await pipe.execute()
         return bool(deleted)
+
+    async def revoked(self, user_id: str, token_id: str) -> bool:
+        return bool(await self._redis.exists(self._keys.revoked(user_id, token_id)))
 
     async def all(self) -> dict[str, TokenRecord]:
         hashes = sorted(map(text, await self._redis.smembers(self._keys.token_index)))
@@ -189,15 +218,31 @@ class FileTokenStore(TokenStore):
 
 
 class Authenticator:
-    """Turns an ``Authorization`` header into a paying principal, or raises."""
+    """Turns an ``Authorization`` header into a paying principal, or raises.
 
-    def __init__(self, tokens: TokenStore, clock: Clock, *, demo_tokens: bool = False) -> None:
+    Token records are cached for ``cache_seconds`` (a store round trip costs
+    as much as the rest of a request); revocation still applies at once
+    through the marker each request checks (see ``RedisTokenStore``).
+    """
+
+    def __init__(
+        self,
+        tokens: TokenStore,
+        clock: Clock,
+        *,
+        demo_tokens: bool = False,
+        cache_seconds: float = 0,
+        cache_size: int = 10_000,
+    ) -> None:
         self._tokens = tokens
         self._clock = clock
         self._demo = (
             {token: Principal(user_id=token, plan=plan) for token, plan in DEMO_TOKENS.items()}
             if demo_tokens
             else {}
+        )
+        self._cache: TTLCache[str, TokenRecord] | None = (
+            TTLCache(cache_size, cache_seconds) if cache_seconds > 0 else None
         )
 
     async def identify(self, authorization: str | None) -> Principal:
@@ -206,17 +251,29 @@ class Authenticator:
         demo = self._demo.get(token)
         if demo is not None:
             return demo
-        record = await self._tokens.get(hash_token(token))
+        token_hash = hash_token(token)
+        record = self._cache.get(token_hash) if self._cache is not None else None
+        cached = record is not None
         if record is None:
-            raise Unauthorized(data={"reason": "unknown or revoked token"})
+            record = await self._tokens.get(token_hash)
+            if record is None:
+                raise Unauthorized(data={"reason": "unknown or revoked token"})
+            if self._cache is not None:
+                self._cache[token_hash] = record
         if record.expires_at is not None and record.expires_at <= self._clock.now():
             raise Unauthorized(data={"reason": "token expired"})
-        return record.principal()
+        return record.principal(token_hash, cached=cached)
+
+    async def confirm(self, principal: Principal) -> None:
+        """Raise Unauthorized if a cached principal's token was revoked meanwhile."""
+        if principal.cached and await self._tokens.revoked(principal.user_id, principal.token_id):
+            raise Unauthorized(data={"reason": "token revoked"})
 
     async def authenticate(self, authorization: str | None) -> Principal:
         """The principal of a valid token on a paid plan."""
         principal = await self.identify(authorization)
         if principal.plan not in PAID_PLANS:
+            await self.confirm(principal)
             raise PlanRequired(
                 data={"plan": principal.plan, "required": sorted(PAID_PLANS)},
             )

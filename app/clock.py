@@ -10,18 +10,27 @@ from typing import Protocol
 
 
 class Clock(Protocol):
+    @property
+    def virtual(self) -> bool:
+        """True when this clock may stand still or jump while real time passes."""
+        ...
+
     def now(self) -> float:
         """Seconds since the epoch."""
         ...
 
 
 class SystemClock:
+    virtual = False
+
     def now(self) -> float:
         return time.time()
 
 
 class ManualClock:
     """A clock that only moves when told to."""
+
+    virtual = True
 
     def __init__(self, start: float) -> None:
         self._now = start

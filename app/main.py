@@ -20,7 +20,7 @@ from app.config import Settings
 from app.cors import CorsPolicy
 from app.http import router
 from app.methods import A2AMethods
-from app.ratelimit import RateLimiter, limits_storage
+from app.ratelimit import RateLimiter
 from app.rpc import Dispatcher
 from app.storage import Keys, connect
 from app.tasks import RedisTaskStore, TaskStore
@@ -48,7 +48,7 @@ class Runtime:
     env: SkillEnvironment
 
     async def ready(self) -> bool:
-        return await self.store.ping() and await self.limiter.ping()
+        return await self.store.ping()
 
     async def close(self) -> None:
         await self.env.close()
@@ -59,7 +59,7 @@ def token_store(settings: Settings, redis: Redis, keys: Keys) -> TokenStore:
     """Tokens beside the tasks in Redis, or in the data directory when embedded."""
     if settings.embedded:
         return FileTokenStore(settings.data_dir / "tokens.json")
-    return RedisTokenStore(redis, keys)
+    return RedisTokenStore(redis, keys, marker_seconds=int(settings.token_cache_seconds) * 2 + 60)
 
 
 def build_runtime(
@@ -72,9 +72,15 @@ def build_runtime(
     keys = Keys(settings.key_prefix)
     redis = connect(settings)
     store = RedisTaskStore(redis, keys, settings.task_ttl_seconds, clock)
-    limiter = RateLimiter(limits_storage(settings, keys), settings, keys)
+    limiter = RateLimiter(redis, keys, settings, clock)
     tokens = token_store(settings, redis, keys)
-    auth = Authenticator(tokens, clock, demo_tokens=settings.dev_mode)
+    auth = Authenticator(
+        tokens,
+        clock,
+        demo_tokens=settings.dev_mode,
+        # The embedded token file is its own cache, re-read when it changes.
+        cache_seconds=0 if settings.embedded else settings.token_cache_seconds,
+    )
     env = SkillEnvironment(settings=settings, clock=clock)
     registry = registry_factory(env)
     methods = A2AMethods(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
@@ -42,9 +42,17 @@ log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
+class Result:
+    """A method's result, already JSON, and any HTTP headers it adds."""
+
+    payload: bytes
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
 class Method:
     params: type[Wire]
-    run: Callable[[Principal, Any], Awaitable[bytes]]
+    run: Callable[[Principal, Any], Awaitable[Result]]
 
 
 class A2AMethods:
@@ -71,7 +79,7 @@ class A2AMethods:
             "tasks/cancel": Method(TaskIdParams, self.cancel),
         }
 
-    async def send(self, principal: Principal, params: MessageSendParams) -> bytes:
+    async def send(self, principal: Principal, params: MessageSendParams) -> Result:
         message = params.message
         if message.role != "user":
             raise InvalidParams.field("message.role", "must be 'user'")
@@ -81,8 +89,18 @@ class A2AMethods:
         skill = self._registry.get(skill_id)
         if skill is None:
             raise SkillNotFound(data={"skillId": skill_id})
-        await self._limiter.hit(principal, skill.cost)
+        admission = self._limiter.admission(principal, skill.cost)
+        if skill.cheap:
+            # A cheap skill runs first, so that admission and storage share one round trip.
+            task = await self._execute(principal, skill, message)
+            payload, state = await self._store.admit_and_save(principal.user_id, task, admission)
+        else:
+            state = await self._limiter.hit(admission)
+            task = await self._execute(principal, skill, message)
+            payload = await self._store.save(principal.user_id, task)
+        return Result(payload, state.headers())
 
+    async def _execute(self, principal: Principal, skill: Skill, message: Message) -> Task:
         task_id = self._ids.uuid()
         context_id = message.context_id or self._ids.uuid()
         incoming = message.model_copy(update={"task_id": task_id, "context_id": context_id})
@@ -95,27 +113,27 @@ class A2AMethods:
             clock=self._clock,
             earlier_tasks=lambda: self._store.context_tasks(principal.user_id, context_id),
         )
-        task = await self._run(skill, incoming, context)
-        return await self._store.save(principal.user_id, task)
+        return await self._run(skill, incoming, context)
 
-    async def get(self, principal: Principal, params: TaskQueryParams) -> bytes:
+    async def get(self, principal: Principal, params: TaskQueryParams) -> Result:
         task = await self._owned(principal, params.id)
         if params.history_length is not None and task.history is not None:
             keep = params.history_length
             task = task.model_copy(update={"history": task.history[-keep:] if keep else []})
-        return task.to_json()
+        return Result(task.to_json())
 
-    async def cancel(self, principal: Principal, params: TaskIdParams) -> bytes:
+    async def cancel(self, principal: Principal, params: TaskIdParams) -> Result:
         task = await self._owned(principal, params.id)
         if task.status.state in TERMINAL_STATES:
             raise InvalidStateTransition(
                 data={"id": task.id, "state": task.status.state},
             )
         status = TaskStatus(state="canceled", timestamp=iso_timestamp(self._clock.now()))
-        return await self._store.save(principal.user_id, task.model_copy(update={"status": status}))
+        canceled = task.model_copy(update={"status": status})
+        return Result(await self._store.save(principal.user_id, canceled))
 
     async def _owned(self, principal: Principal, task_id: str) -> Task:
-        task = await self._store.get(principal.user_id, task_id)
+        task = await self._store.get(principal.user_id, task_id, principal.token_id)
         if task is None:
             raise TaskNotFound(data={"id": task_id})
         return task

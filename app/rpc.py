@@ -17,10 +17,13 @@ import orjson
 from app.auth import Authenticator, Principal
 from app.errors import (
     InternalError,
+    InvalidParams,
     InvalidRequest,
+    InvalidStateTransition,
     MethodNotFound,
     ParseError,
     RPCError,
+    SkillNotFound,
     Unauthorized,
 )
 from app.methods import A2AMethods, parse_params
@@ -116,10 +119,10 @@ class Dispatcher:
             return error_response(exc)
         caller = _CallerOnce(self._auth, authorization)
         if not isinstance(payload, list):
-            answer, error = await self._one(payload, caller)
-            if error is None:
-                return RPCResponse(200, answer, {})
-            return RPCResponse(error.http_status, answer, error.headers())
+            answer, outcome = await self._one(payload, caller)
+            if isinstance(outcome, RPCError):
+                return RPCResponse(outcome.http_status, answer, outcome.headers())
+            return RPCResponse(200, answer, outcome)
         if not payload:
             return error_response(InvalidRequest(data={"reason": "empty batch"}))
         if len(payload) > self._max_batch:
@@ -129,24 +132,32 @@ class Dispatcher:
         answers: list[bytes] = []
         all_unauthorized = True
         for item in payload:
-            answer, error = await self._one(item, caller)
+            answer, outcome = await self._one(item, caller)
             answers.append(answer)
-            all_unauthorized = all_unauthorized and isinstance(error, Unauthorized)
+            all_unauthorized = all_unauthorized and isinstance(outcome, Unauthorized)
         body_out = b"[" + b",".join(answers) + b"]"
         if all_unauthorized:
             return RPCResponse(401, body_out, Unauthorized().headers())
         return RPCResponse(200, body_out, {})
 
-    async def _one(self, obj: Any, caller: _CallerOnce) -> tuple[bytes, RPCError | None]:
+    async def _one(self, obj: Any, caller: _CallerOnce) -> tuple[bytes, RPCError | dict[str, str]]:
+        """One request's answer, and either its error or the headers its result adds."""
         req_id = request_id(obj)
         try:
             request = check_envelope(obj)
             principal = await caller.get()
-            method = self._methods.table.get(request.method)
-            if method is None:
-                raise MethodNotFound(data={"method": request.method})
-            params = parse_params(method.params, request.params)
-            return success(request.id, await method.run(principal, params)), None
+            try:
+                method = self._methods.table.get(request.method)
+                if method is None:
+                    raise MethodNotFound(data={"method": request.method})
+                result = await method.run(principal, parse_params(method.params, request.params))
+            except (MethodNotFound, InvalidParams, SkillNotFound) as exc:
+                # Refused before any store access: a token revoked since it was
+                # cached must still be refused as such.
+                if not isinstance(exc, InvalidStateTransition):
+                    await self._auth.confirm(principal)
+                raise
+            return success(request.id, result.payload), result.headers
         except RPCError as exc:
             return failure(req_id, exc), exc
         except Exception:

@@ -53,13 +53,16 @@ class Keys:
     def context(self, user_id: str, context_id: str) -> str:
         return f"{self.prefix}:{self.user_tag(user_id)}:ctx:{context_id}"
 
+    def bucket(self, user_id: str, bucket: str) -> str:
+        return f"{self.prefix}:{self.user_tag(user_id)}:limit:{bucket}"
+
+    def revoked(self, user_id: str, token_id: str) -> str:
+        """Exists for a while after the token ``token_id`` of this user is revoked."""
+        return f"{self.prefix}:{self.user_tag(user_id)}:revoked:{token_id}"
+
     def token(self, token_hash: str) -> str:
         return f"{self.prefix}:token:{token_hash}"
 
     @property
     def token_index(self) -> str:
         return f"{self.prefix}:tokens"
-
-    @property
-    def limits_prefix(self) -> str:
-        return f"{self.prefix}:limits"

@@ -5,6 +5,10 @@ a key namespaced by its owner, so another user cannot read it even with its
 id. Each record also carries its logical expiry time, checked against the
 injected clock: Redis' TTL reclaims the memory, the clock decides visibility,
 so tests and the test mode can cross a TTL without waiting for it.
+
+A write may carry a rate-limit ``Admission``: then the bucket check, the
+token's revocation check and the write happen in one atomic script, one
+round trip, and nothing is written when the request is refused.
 """
 
 from __future__ import annotations
@@ -14,11 +18,30 @@ from abc import ABC, abstractmethod
 import orjson
 from redis.asyncio import Redis
 
+from app.auth import NO_TOKEN_ID
 from app.clock import Clock
+from app.errors import Unauthorized
 from app.protocol import Task
+from app.ratelimit import ADMIT_LUA, Admission, RateLimitState
 from app.storage import Keys, text
 
 CONTEXT_HISTORY_LIMIT = 50
+
+# KEYS[1..2] as ADMIT_LUA, KEYS[3] task, KEYS[4] context list; ARGV[1..5] as
+# ADMIT_LUA, ARGV[6] record, ARGV[7] TTL (s), ARGV[8] task id, ARGV[9] context cap.
+ADMIT_AND_SAVE_LUA = (
+    ADMIT_LUA
+    + """
+local verdict = admit()
+if verdict[1] == 1 then
+  redis.call('SET', KEYS[3], ARGV[6], 'EX', ARGV[7])
+  redis.call('RPUSH', KEYS[4], ARGV[8])
+  redis.call('LTRIM', KEYS[4], -tonumber(ARGV[9]), -1)
+  redis.call('EXPIRE', KEYS[4], ARGV[7])
+end
+return verdict
+"""
+)
 
 
 class TaskStore(ABC):
@@ -26,11 +49,23 @@ class TaskStore(ABC):
 
     @abstractmethod
     async def save(self, owner: str, task: Task) -> bytes:
-        """Store the task and return its JSON, encoded once for store and reply."""
+        """Store the task and return its JSON (encoded once for store and reply)."""
 
     @abstractmethod
-    async def get(self, owner: str, task_id: str) -> Task | None:
-        """The owner's task, or None when unknown, expired or someone else's."""
+    async def admit_and_save(
+        self, owner: str, task: Task, admission: Admission
+    ) -> tuple[bytes, RateLimitState]:
+        """Store the task only if the admission is granted, atomically.
+
+        Raises what a refused admission raises (RateLimited, Unauthorized).
+        """
+
+    @abstractmethod
+    async def get(self, owner: str, task_id: str, token_id: str = NO_TOKEN_ID) -> Task | None:
+        """The owner's task, or None when unknown, expired or someone else's.
+
+        Raises Unauthorized if ``token_id`` was revoked (checked in the same round trip).
+        """
 
     @abstractmethod
     async def context_tasks(self, owner: str, context_id: str) -> list[Task]:
@@ -47,11 +82,10 @@ class RedisTaskStore(TaskStore):
         self._keys = keys
         self._ttl = ttl_seconds
         self._clock = clock
+        self._admit_and_save = redis.register_script(ADMIT_AND_SAVE_LUA)
 
     async def save(self, owner: str, task: Task) -> bytes:
-        payload = task.to_json()
-        expires_at = self._clock.now() + self._ttl
-        record = b'{"expiresAt":%.3f,"task":%b}' % (expires_at, payload)
+        payload, record = self._record(task)
         context_key = self._keys.context(owner, task.context_id)
         async with self._redis.pipeline(transaction=False) as pipe:
             pipe.set(self._keys.task(owner, task.id), record, ex=self._ttl)
@@ -61,8 +95,32 @@ class RedisTaskStore(TaskStore):
             await pipe.execute()
         return payload
 
-    async def get(self, owner: str, task_id: str) -> Task | None:
-        raw = await self._redis.get(self._keys.task(owner, task_id))
+    async def admit_and_save(
+        self, owner: str, task: Task, admission: Admission
+    ) -> tuple[bytes, RateLimitState]:
+        payload, record = self._record(task)
+        reply = await self._admit_and_save(
+            keys=[
+                *admission.keys(),
+                self._keys.task(owner, task.id),
+                self._keys.context(owner, task.context_id),
+            ],
+            args=[*admission.args(), record, self._ttl, task.id, CONTEXT_HISTORY_LIMIT],
+        )
+        return payload, admission.outcome(reply)
+
+    def _record(self, task: Task) -> tuple[bytes, bytes]:
+        """The task's JSON, and the stored record: the JSON with its expiry time."""
+        payload = task.to_json()
+        return payload, b'{"expiresAt":%.3f,"task":%b}' % (self._clock.now() + self._ttl, payload)
+
+    async def get(self, owner: str, task_id: str, token_id: str = NO_TOKEN_ID) -> Task | None:
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.exists(self._keys.revoked(owner, token_id))
+            pipe.get(self._keys.task(owner, task_id))
+            revoked, raw = await pipe.execute()
+        if revoked:
+            raise Unauthorized(data={"reason": "token revoked"})
         return self._decode(raw)
 
     async def context_tasks(self, owner: str, context_id: str) -> list[Task]:
@@ -70,8 +128,7 @@ class RedisTaskStore(TaskStore):
         if not ids:
             return []
         unique = dict.fromkeys(map(text, ids))
-        keys = [self._keys.task(owner, task_id) for task_id in unique]
-        records = await self._redis.mget(keys)
+        records = await self._redis.mget([self._keys.task(owner, task_id) for task_id in unique])
         return [task for raw in records if (task := self._decode(raw)) is not None]
 
     async def ping(self) -> bool:

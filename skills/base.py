@@ -110,6 +110,10 @@ class Skill(Protocol):
     def output_modes(self) -> Sequence[str]: ...
     @property
     def cost(self) -> CostClass: ...
+    @property
+    def cheap(self) -> bool:
+        """Fast and free of side effects: it may run before its rate-limit check."""
+        ...
 
     async def handle(self, message: Message, context: SkillContext) -> Sequence[Artifact]: ...
 
@@ -130,6 +134,7 @@ class FunctionSkill:
     input_modes: Sequence[str] = DEFAULT_MODES
     output_modes: Sequence[str] = DEFAULT_MODES
     cost: CostClass = CostClass.DEFAULT
+    cheap: bool = False
 
     async def handle(self, message: Message, context: SkillContext) -> Sequence[Artifact]:
         return await self.handler(message, context)

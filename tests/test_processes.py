@@ -14,8 +14,8 @@ from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
 from a2a.client.errors import A2AClientJSONRPCError
 from a2a.types import Message, Part, Role, Task, TaskIdParams, TaskQueryParams, TextPart
 
-from app.auth import RedisTokenStore
 from app.config import Settings
+from app.main import token_store
 from app.storage import Keys, connect
 from tests.support import ServerProcess, issue_token, rpc_body, send_params, server_process
 
@@ -35,7 +35,9 @@ def server_env(settings: Settings, plugin_site: Path) -> dict[str, str]:
 async def redis_token(settings: Settings, user: str, plan: str = "pro") -> str:
     redis = connect(settings)
     try:
-        return await issue_token(RedisTokenStore(redis, Keys(settings.key_prefix)), plan, user)  # type: ignore[arg-type]
+        return await issue_token(
+            token_store(settings, redis, Keys(settings.key_prefix)), plan, user
+        )  # type: ignore[arg-type]
     finally:
         await redis.aclose()
 

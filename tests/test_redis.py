@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 
+import pytest
 import redis as redis_sync
 
 from app.auth import hash_token
 from app.clock import ManualClock
 from app.config import Settings
 from app.storage import Keys
-from tests.support import harness
+from tests.support import harness, send_params
 
 
 async def test_task_is_stored_once_with_ttl_under_the_users_namespace(
@@ -64,11 +65,37 @@ async def test_concurrent_sends_of_one_user_admit_exactly_the_limit(
         assert (await h.send(bystander)).status_code == 200
 
 
-async def test_revoked_token_is_refused_at_once(redis_settings: Settings) -> None:
+@pytest.mark.parametrize(
+    ("method", "params"),
+    [
+        ("message/send", send_params(skill="echo")),
+        ("message/send", send_params(skill="earlier")),
+        ("message/send", send_params(skill="echo_expensive")),
+        ("message/send", send_params(skill="no_such_skill")),
+        ("message/send", {"message": {}}),
+        ("tasks/get", {"id": "x"}),
+        ("tasks/cancel", {"id": "x"}),
+        ("no/such/method", {}),
+    ],
+)
+async def test_revoked_token_is_refused_at_once_although_cached(
+    redis_settings: Settings, method: str, params: dict[str, object]
+) -> None:
+    assert redis_settings.token_cache_seconds > 0
     async with harness(redis_settings) as h:
         token = await h.token()
         assert (await h.send(token)).status_code == 200
         assert await h.tokens.delete(hash_token(token))
+        response = await h.call(method, params, token)
+        assert response.status_code == 401
+        assert response.json()["error"]["code"] == -32004
+
+
+async def test_revoked_free_token_is_401_not_403(redis_settings: Settings) -> None:
+    async with harness(redis_settings) as h:
+        token = await h.token("free")
+        assert (await h.send(token)).status_code == 403
+        await h.tokens.delete(hash_token(token))
         assert (await h.send(token)).status_code == 401
 
 

@@ -191,7 +191,9 @@ async def test_unexpected_fault_is_32603_without_details(settings: Settings) -> 
             raise ConnectionError("redis://:s3cret@10.0.0.5:6379 unreachable")
 
         h.runtime.store.save = broken  # type: ignore[method-assign]
+        h.runtime.store.admit_and_save = broken  # type: ignore[method-assign]
         response = await h.send(token)
+        assert (await h.send(token, skill="earlier")).json()["error"]["code"] == -32603
     assert response.status_code == 200
     body = error_of(response)
     assert body["error"] == {"code": -32603, "message": "Internal error"}

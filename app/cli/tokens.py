@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from typing import Annotated, TypeVar
 
 import typer
+from redis.exceptions import RedisError
 from rich.console import Console
 from rich.table import Table
 
@@ -33,7 +34,7 @@ def _with_tokens(settings: Settings, action: Callable[[TokenStore], Awaitable[T]
 
     try:
         return asyncio.run(run())
-    except (OSError, ConnectionError) as exc:
+    except (OSError, RedisError) as exc:
         err.print(f"[red]Cannot reach the token store:[/red] {type(exc).__name__}")
         raise typer.Exit(1) from None
 

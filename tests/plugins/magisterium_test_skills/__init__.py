@@ -48,7 +48,9 @@ async def empty(message: Message, context: SkillContext) -> Sequence[Artifact]:
 
 
 def create(env: SkillEnvironment) -> list[FunctionSkill]:
-    def skill(skill_id: str, handler: object, cost: CostClass = CostClass.DEFAULT) -> FunctionSkill:
+    def skill(
+        skill_id: str, handler: object, cost: CostClass = CostClass.DEFAULT, *, cheap: bool = False
+    ) -> FunctionSkill:
         return FunctionSkill(
             id=skill_id,
             name=f"Test {skill_id}",
@@ -57,10 +59,11 @@ def create(env: SkillEnvironment) -> list[FunctionSkill]:
             tags=("test",),
             examples=("hello",),
             cost=cost,
+            cheap=cheap,
         )
 
     return [
-        skill("echo", echo),
+        skill("echo", echo, cheap=True),
         skill("echo_expensive", echo, CostClass.EXPENSIVE),
         skill("explode", explode),
         skill("refuse", refuse),
