@@ -237,7 +237,10 @@ class Authenticator:
         self._tokens = tokens
         self._clock = clock
         self._demo = (
-            {token: Principal(user_id=token, plan=plan) for token, plan in DEMO_TOKENS.items()}
+            {
+                token: Principal(user_id=token, plan=plan, token_id=hash_token(token))
+                for token, plan in DEMO_TOKENS.items()
+            }
             if demo_tokens
             else {}
         )

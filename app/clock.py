@@ -1,8 +1,9 @@
-"""Time and identifiers, behind small interfaces so tests and the
-deterministic mode can replace them."""
+"""Time and identifiers, behind small interfaces so tests, the test mode and
+the deterministic mode can replace them."""
 
 from __future__ import annotations
 
+import random
 import time
 import uuid
 from datetime import UTC, datetime
@@ -42,10 +43,33 @@ class ManualClock:
         self._now += seconds
 
 
+class ShiftedClock:
+    """Another clock plus an offset that the test mode sets (shared through the store)."""
+
+    virtual = True
+
+    def __init__(self, base: Clock) -> None:
+        self.base = base
+        self.offset = 0.0
+
+    def now(self) -> float:
+        return self.base.now() + self.offset
+
+
 def iso_timestamp(epoch: float) -> str:
     """RFC 3339 UTC with milliseconds, the form the hosted service uses."""
     moment = datetime.fromtimestamp(epoch, UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def parse_timestamp(value: str | float) -> float:
+    """Epoch seconds from a number or an ISO 8601 string (``Z`` or an offset)."""
+    if isinstance(value, int | float):
+        return float(value)
+    moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()
 
 
 class IdFactory(Protocol):
@@ -64,3 +88,23 @@ class RandomIds:
 
     def artifact_id(self) -> str:
         return "art_" + uuid.uuid4().hex
+
+
+class SeededIds:
+    """Valid uuid4 values from a seeded generator: the same run gives the same ids."""
+
+    def __init__(self, seed: int) -> None:
+        self._seed = seed
+        self._rng = random.Random(seed)
+
+    def reset(self) -> None:
+        self._rng = random.Random(self._seed)
+
+    def _next(self) -> uuid.UUID:
+        return uuid.UUID(int=self._rng.getrandbits(128), version=4)
+
+    def uuid(self) -> str:
+        return str(self._next())
+
+    def artifact_id(self) -> str:
+        return "art_" + self._next().hex

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 from platformdirs import user_data_dir
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 Plan = Literal["free", "pro", "organization", "enterprise"]
@@ -75,6 +75,20 @@ class Settings(BaseSettings):
     )
     log_level: str = Field("info", description="Log level of the server")
 
+    # --- integration-test target ---
+    test_mode: bool = Field(False, description="Serve the /_test/ scenario API (needs admin_token)")
+    admin_token: str = Field("", description="Bearer token of the /_test/ API")
+    deterministic: bool = Field(
+        False, description="Ids from a seeded sequence and a fixed clock, for snapshot tests"
+    )
+    deterministic_seed: int = Field(0, description="Seed of the deterministic id sequence")
+    deterministic_start: float = Field(
+        1_767_225_600.0, description="Epoch seconds of the fixed clock (default 2026-01-01Z)"
+    )
+    record_dir: Path | None = Field(
+        None, description="Write each request/response pair as JSON into this directory"
+    )
+
     @field_validator("cors_origins", "extra_skills", "disabled_skills", mode="before")
     @classmethod
     def _comma_list(cls, value: object) -> object:
@@ -87,3 +101,9 @@ class Settings(BaseSettings):
     @property
     def embedded(self) -> bool:
         return not self.redis_url
+
+    @model_validator(mode="after")
+    def _admin_token_for_test_mode(self) -> Settings:
+        if self.test_mode and len(self.admin_token) < 16:
+            raise ValueError("A2A_TEST_MODE needs A2A_ADMIN_TOKEN of at least 16 characters")
+        return self

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Request, Response
 from starlette.requests import ClientDisconnect
 
 from app.errors import HTTPMethodNotAllowed, PayloadTooLarge
-from app.rpc import error_response
+from app.rpc import RPCResponse, error_response
 
 if TYPE_CHECKING:
     from app.main import Runtime
@@ -43,7 +43,7 @@ async def read_body(request: Request, limit: int) -> bytes:
 @router.post(ENDPOINT)
 async def endpoint(request: Request) -> Response:
     runtime = _runtime(request)
-    headers = runtime.cors.headers(request.headers.get("origin"))
+    body = b""
     try:
         body = await read_body(request, runtime.settings.max_body_bytes)
     except PayloadTooLarge as exc:
@@ -51,7 +51,19 @@ async def endpoint(request: Request) -> Response:
     except ClientDisconnect:
         return Response(status_code=400)
     else:
+        if runtime.testmode is not None:
+            await runtime.testmode.refresh_clock()
         answer = await runtime.dispatcher.handle(body, request.headers.get("authorization"))
+    response = _reply(runtime, request, answer)
+    if runtime.recorder is not None:
+        await runtime.recorder.record(
+            request.headers, body, answer.status, response.headers, answer.body
+        )
+    return response
+
+
+def _reply(runtime: Runtime, request: Request, answer: RPCResponse) -> Response:
+    headers = runtime.cors.headers(request.headers.get("origin"))
     headers.update(answer.headers)
     return Response(answer.body, status_code=answer.status, media_type=JSON, headers=headers)
 
@@ -64,11 +76,7 @@ async def preflight(request: Request) -> Response:
 
 @router.api_route(ENDPOINT, methods=["GET", "HEAD", "PUT", "PATCH", "DELETE"])
 async def not_allowed(request: Request) -> Response:
-    runtime = _runtime(request)
-    headers = runtime.cors.headers(request.headers.get("origin"))
-    answer = error_response(HTTPMethodNotAllowed())
-    headers.update(answer.headers)
-    return Response(answer.body, status_code=answer.status, media_type=JSON, headers=headers)
+    return _reply(_runtime(request), request, error_response(HTTPMethodNotAllowed()))
 
 
 async def agent_card(request: Request) -> Response:

@@ -13,17 +13,28 @@ from fastapi import FastAPI
 from redis.asyncio import Redis
 
 from app import __version__
+from app.admin import router as admin_router
 from app.agent_card import build_card
 from app.auth import DEMO_TOKENS, Authenticator, FileTokenStore, RedisTokenStore, TokenStore
-from app.clock import Clock, IdFactory, RandomIds, SystemClock
+from app.clock import (
+    Clock,
+    IdFactory,
+    ManualClock,
+    RandomIds,
+    SeededIds,
+    ShiftedClock,
+    SystemClock,
+)
 from app.config import Settings
 from app.cors import CorsPolicy
 from app.http import router
 from app.methods import A2AMethods
 from app.ratelimit import RateLimiter
+from app.recording import Recorder
 from app.rpc import Dispatcher
 from app.storage import Keys, connect
 from app.tasks import RedisTaskStore, TaskStore
+from app.testmode import TestMode
 from skills.base import SkillEnvironment
 from skills.registry import SkillRegistry
 
@@ -38,14 +49,18 @@ class Runtime:
 
     settings: Settings
     redis: Redis
+    clock: Clock
     store: TaskStore
     tokens: TokenStore
+    auth: Authenticator
     limiter: RateLimiter
     registry: SkillRegistry
     dispatcher: Dispatcher
     cors: CorsPolicy
     card_json: bytes
     env: SkillEnvironment
+    testmode: TestMode | None
+    recorder: Recorder | None
 
     async def ready(self) -> bool:
         return await self.store.ping()
@@ -65,12 +80,21 @@ def token_store(settings: Settings, redis: Redis, keys: Keys) -> TokenStore:
 def build_runtime(
     settings: Settings,
     *,
-    clock: Clock,
-    ids: IdFactory,
+    clock: Clock | None,
+    ids: IdFactory | None,
     registry_factory: RegistryFactory,
 ) -> Runtime:
     keys = Keys(settings.key_prefix)
     redis = connect(settings)
+    if settings.deterministic:
+        clock = clock or ManualClock(settings.deterministic_start)
+        ids = ids or SeededIds(settings.deterministic_seed)
+    clock = clock or SystemClock()
+    ids = ids or RandomIds()
+    testmode = None
+    if settings.test_mode:
+        clock = ShiftedClock(clock)
+        testmode = TestMode(redis, keys, clock, ids if isinstance(ids, SeededIds) else None)
     store = RedisTaskStore(redis, keys, settings.task_ttl_seconds, clock)
     limiter = RateLimiter(redis, keys, settings, clock)
     tokens = token_store(settings, redis, keys)
@@ -84,19 +108,29 @@ def build_runtime(
     env = SkillEnvironment(settings=settings, clock=clock)
     registry = registry_factory(env)
     methods = A2AMethods(
-        settings=settings, store=store, registry=registry, limiter=limiter, clock=clock, ids=ids
+        settings=settings,
+        store=store,
+        registry=registry,
+        limiter=limiter,
+        clock=clock,
+        ids=ids,
+        faults=testmode,
     )
     return Runtime(
         settings=settings,
         redis=redis,
+        clock=clock,
         store=store,
         tokens=tokens,
+        auth=auth,
         limiter=limiter,
         registry=registry,
-        dispatcher=Dispatcher(methods, auth, settings.max_batch),
+        dispatcher=Dispatcher(methods, auth, settings.max_batch, faults=testmode),
         cors=CorsPolicy(settings.cors_origins, settings.cors_max_age_seconds),
         card_json=build_card(settings, registry).to_json(),
         env=env,
+        testmode=testmode,
+        recorder=Recorder(settings.record_dir) if settings.record_dir else None,
     )
 
 
@@ -111,13 +145,10 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        runtime = build_runtime(
-            settings,
-            clock=clock or SystemClock(),
-            ids=ids or RandomIds(),
-            registry_factory=registry_factory,
-        )
+        runtime = build_runtime(settings, clock=clock, ids=ids, registry_factory=registry_factory)
         app.state.runtime = runtime
+        if settings.test_mode:
+            log.warning("TEST MODE: the /_test/ scenario API is enabled. Never in production.")
         if settings.dev_mode:
             log.warning(
                 "DEVELOPMENT MODE: demo tokens %s are accepted. Never expose this server.",
@@ -146,6 +177,8 @@ def create_app(
         openapi_url=None,
     )
     app.include_router(router)
+    if settings.test_mode:
+        app.include_router(admin_router)
     return app
 
 

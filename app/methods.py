@@ -22,6 +22,7 @@ from app.errors import InvalidParams, InvalidStateTransition, SkillNotFound, Tas
 from app.protocol import (
     TERMINAL_STATES,
     Artifact,
+    JSONRPCRequest,
     Message,
     MessageSendParams,
     Part,
@@ -35,6 +36,7 @@ from app.protocol import (
 )
 from app.ratelimit import RateLimiter
 from app.tasks import TaskStore
+from app.testmode import Faults
 from skills.base import Skill, SkillContext, SkillError
 from skills.registry import SkillRegistry
 
@@ -65,7 +67,9 @@ class A2AMethods:
         limiter: RateLimiter,
         clock: Clock,
         ids: IdFactory,
+        faults: Faults | None = None,
     ) -> None:
+        self._faults = faults
         self._store = store
         self._registry = registry
         self._limiter = limiter
@@ -89,18 +93,33 @@ class A2AMethods:
         skill = self._registry.get(skill_id)
         if skill is None:
             raise SkillNotFound(data={"skillId": skill_id})
+        forced = None
+        if self._faults is not None:
+            forced = await self._faults.skill_failure(principal, skill.id)
         admission = self._limiter.admission(principal, skill.cost)
         if skill.cheap:
             # A cheap skill runs first, so that admission and storage share one round trip.
-            task = await self._execute(principal, skill, message)
+            task = await self._execute(principal, skill, message, forced)
             payload, state = await self._store.admit_and_save(principal.user_id, task, admission)
         else:
             state = await self._limiter.hit(admission)
-            task = await self._execute(principal, skill, message)
+            task = await self._execute(principal, skill, message, forced)
             payload = await self._store.save(principal.user_id, task)
         return Result(payload, state.headers())
 
-    async def _execute(self, principal: Principal, skill: Skill, message: Message) -> Task:
+    def skill_of(self, request: JSONRPCRequest) -> str | None:
+        """The skill a raw message/send request names (before its params are checked)."""
+        if request.method != "message/send":
+            return None
+        params = request.params if isinstance(request.params, dict) else {}
+        message = params.get("message")
+        metadata = message.get("metadata") if isinstance(message, dict) else None
+        skill = metadata.get("skillId") if isinstance(metadata, dict) else None
+        return skill if isinstance(skill, str) else self._default_skill
+
+    async def _execute(
+        self, principal: Principal, skill: Skill, message: Message, forced: str | None
+    ) -> Task:
         task_id = self._ids.uuid()
         context_id = message.context_id or self._ids.uuid()
         incoming = message.model_copy(update={"task_id": task_id, "context_id": context_id})
@@ -113,6 +132,8 @@ class A2AMethods:
             clock=self._clock,
             earlier_tasks=lambda: self._store.context_tasks(principal.user_id, context_id),
         )
+        if forced is not None:
+            return self._failed(skill, incoming, context, forced)
         return await self._run(skill, incoming, context)
 
     async def get(self, principal: Principal, params: TaskQueryParams) -> Result:

@@ -28,6 +28,7 @@ from app.errors import (
 )
 from app.methods import A2AMethods, parse_params
 from app.protocol import JSONRPC_VERSION, JSONRPCRequest
+from app.testmode import Faults
 
 log = logging.getLogger(__name__)
 
@@ -107,10 +108,17 @@ class _CallerOnce:
 
 
 class Dispatcher:
-    def __init__(self, methods: A2AMethods, auth: Authenticator, max_batch: int) -> None:
+    def __init__(
+        self,
+        methods: A2AMethods,
+        auth: Authenticator,
+        max_batch: int,
+        faults: Faults | None = None,
+    ) -> None:
         self._methods = methods
         self._auth = auth
         self._max_batch = max_batch
+        self._faults = faults
 
     async def handle(self, body: bytes, authorization: str | None) -> RPCResponse:
         try:
@@ -146,6 +154,9 @@ class Dispatcher:
         try:
             request = check_envelope(obj)
             principal = await caller.get()
+            if self._faults is not None:
+                skill = self._methods.skill_of(request)
+                await self._faults.intercept(principal, request.method, skill)
             try:
                 method = self._methods.table.get(request.method)
                 if method is None:

@@ -7,12 +7,9 @@ import contextlib
 import itertools
 import json
 import os
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +21,7 @@ from app.auth import TokenRecord, TokenStore, hash_token, new_token
 from app.clock import Clock, IdFactory
 from app.config import Plan, Settings
 from app.main import Runtime, create_app
+from app.pytest_plugin import ServerProcess, running_server
 from skills.registry import SkillRegistry
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -136,71 +134,15 @@ async def harness(
             yield Harness(client, runtime, settings, runtime.tokens)
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-@dataclass
-class ServerProcess:
-    """A real ``magisterium-a2a serve`` in a subprocess."""
-
-    port: int
-    process: subprocess.Popen[bytes]
-    log_path: Path
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace")
-
-
-def subprocess_env(env: dict[str, str]) -> dict[str, str]:
-    base = {k: v for k, v in os.environ.items() if not k.startswith("A2A_")}
-    paths = [str(p) for p in (ROOT, ROOT / "tests" / "plugins")]
-    extra = env.pop("PYTHONPATH", "")
-    base["PYTHONPATH"] = os.pathsep.join([*paths, *([extra] if extra else [])])
-    base.update(env)
-    return base
-
-
 @contextlib.contextmanager
 def server_process(
-    env: dict[str, str], log_dir: Path, *, workers: int = 1, timeout: float = 30.0
+    env: dict[str, str], log_dir: Path, *, workers: int = 1
 ) -> Iterator[ServerProcess]:
-    port = free_port()
-    log_path = log_dir / f"server-{port}.log"
-    env = {"A2A_PUBLIC_URL": f"http://127.0.0.1:{port}", **env}
-    args = [sys.executable, "-m", "app", "serve", "--port", str(port), "--workers", str(workers)]
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(args, env=subprocess_env(env), stdout=log, stderr=log)
-    server = ServerProcess(port, process, log_path)
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"server exited early:\n{server.log()}")
-            try:
-                if httpx.get(f"{server.base_url}/readyz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"server not ready after {timeout}s:\n{server.log()}")
-            time.sleep(0.05)
+    """A real server whose imports also see the repository and the test plug-ins."""
+    paths = [str(ROOT), str(ROOT / "tests" / "plugins"), env.get("PYTHONPATH", "")]
+    env = {**env, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
+    with running_server(env, log_dir, workers=workers) as server:
         yield server
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 def a2a_schema() -> dict[str, Any] | None:

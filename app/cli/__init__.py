@@ -7,11 +7,13 @@ import sys
 import typer
 
 from app.cli.serve import serve
+from app.cli.testmode import test_cli
 from app.cli.tokens import tokens_cli
 
 cli = typer.Typer(help="Self-hostable Magisterium AI A2A server.", no_args_is_help=True)
 cli.command()(serve)
 cli.add_typer(tokens_cli, name="tokens")
+cli.add_typer(test_cli, name="test")
 
 
 def main() -> None:
