@@ -74,6 +74,9 @@ class Settings(BaseSettings):
         description="The card's description",
     )
     log_level: str = Field("info", description="Log level of the server")
+    log_format: Literal["json", "text"] = Field(
+        "json", description="Log lines as JSON objects, or as plain text"
+    )
 
     # --- integration-test target ---
     test_mode: bool = Field(False, description="Serve the /_test/ scenario API (needs admin_token)")

@@ -101,8 +101,9 @@ class RateLimited(RPCError):
     default_message = "Rate limit exceeded"
     http_status = 429
 
-    def __init__(self, retry_after: float) -> None:
+    def __init__(self, retry_after: float, bucket: str | None = None) -> None:
         self.retry_after = max(1, math.ceil(retry_after))
+        self.bucket = bucket
         super().__init__(data={"retryAfter": self.retry_after})
 
     def headers(self) -> dict[str, str]:

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Request, Response
 from starlette.requests import ClientDisconnect
 
 from app.errors import HTTPMethodNotAllowed, PayloadTooLarge
+from app.observability import METRICS_CONTENT_TYPE, request_id
 from app.rpc import RPCResponse, error_response
 
 if TYPE_CHECKING:
@@ -43,6 +44,7 @@ async def read_body(request: Request, limit: int) -> bytes:
 @router.post(ENDPOINT)
 async def endpoint(request: Request) -> Response:
     runtime = _runtime(request)
+    rid = request_id(request.headers.get("x-request-id"))
     body = b""
     try:
         body = await read_body(request, runtime.settings.max_body_bytes)
@@ -53,8 +55,9 @@ async def endpoint(request: Request) -> Response:
     else:
         if runtime.testmode is not None:
             await runtime.testmode.refresh_clock()
-        answer = await runtime.dispatcher.handle(body, request.headers.get("authorization"))
+        answer = await runtime.dispatcher.handle(body, request.headers.get("authorization"), rid)
     response = _reply(runtime, request, answer)
+    response.headers["X-Request-ID"] = rid
     if runtime.recorder is not None:
         await runtime.recorder.record(
             request.headers, body, answer.status, response.headers, answer.body
@@ -95,6 +98,11 @@ for _path in CARD_PATHS:
 @router.get("/healthz")
 async def healthz() -> Response:
     return Response(b'{"status":"ok"}', media_type=JSON)
+
+
+@router.get("/metrics")
+async def metrics(request: Request) -> Response:
+    return Response(_runtime(request).metrics.render(), media_type=METRICS_CONTENT_TYPE)
 
 
 @router.get("/readyz")

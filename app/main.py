@@ -29,6 +29,7 @@ from app.config import Settings
 from app.cors import CorsPolicy
 from app.http import router
 from app.methods import A2AMethods
+from app.observability import Call, Metrics, log_call
 from app.ratelimit import RateLimiter
 from app.recording import Recorder
 from app.rpc import Dispatcher
@@ -61,6 +62,7 @@ class Runtime:
     env: SkillEnvironment
     testmode: TestMode | None
     recorder: Recorder | None
+    metrics: Metrics
 
     async def ready(self) -> bool:
         return await self.store.ping()
@@ -107,6 +109,12 @@ def build_runtime(
     )
     env = SkillEnvironment(settings=settings, clock=clock)
     registry = registry_factory(env)
+    metrics = Metrics(frozenset(skill.id for skill in registry))
+
+    def observe(call: Call) -> None:
+        metrics.observe(call)
+        log_call(call)
+
     methods = A2AMethods(
         settings=settings,
         store=store,
@@ -125,12 +133,13 @@ def build_runtime(
         auth=auth,
         limiter=limiter,
         registry=registry,
-        dispatcher=Dispatcher(methods, auth, settings.max_batch, faults=testmode),
+        dispatcher=Dispatcher(methods, auth, settings.max_batch, faults=testmode, observe=observe),
         cors=CorsPolicy(settings.cors_origins, settings.cors_max_age_seconds),
         card_json=build_card(settings, registry).to_json(),
         env=env,
         testmode=testmode,
         recorder=Recorder(settings.record_dir) if settings.record_dir else None,
+        metrics=metrics,
     )
 
 

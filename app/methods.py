@@ -49,6 +49,7 @@ class Result:
 
     payload: bytes
     headers: dict[str, str] = field(default_factory=dict)
+    outcome: str = "ok"
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +106,7 @@ class A2AMethods:
             state = await self._limiter.hit(admission)
             task = await self._execute(principal, skill, message, forced)
             payload = await self._store.save(principal.user_id, task)
-        return Result(payload, state.headers())
+        return Result(payload, state.headers(), task.status.state)
 
     def skill_of(self, request: JSONRPCRequest) -> str | None:
         """The skill a raw message/send request names (before its params are checked)."""

@@ -74,6 +74,7 @@ class RateLimitState:
 class Admission:
     """One request's claim on a bucket, evaluated atomically in Redis."""
 
+    bucket: str
     bucket_key: str
     revoked_key: str
     limit: int
@@ -93,7 +94,7 @@ class Admission:
         if status == -1:
             raise Unauthorized(data={"reason": "token revoked"})
         if status == 0:
-            raise RateLimited(retry_after=reset_ms / 1000)
+            raise RateLimited(retry_after=reset_ms / 1000, bucket=self.bucket)
         return RateLimitState(self.limit, remaining, max(1, math.ceil(reset_ms / 1000)))
 
 
@@ -122,6 +123,7 @@ class RateLimiter:
 
     def admission(self, principal: Principal, cost: CostClass) -> Admission:
         return Admission(
+            bucket=cost.value,
             bucket_key=self._keys.bucket(principal.user_id, cost.value),
             revoked_key=self._keys.revoked(principal.user_id, principal.token_id),
             limit=self.limit_for(principal, cost),

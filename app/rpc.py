@@ -9,10 +9,13 @@ limit. A batch answers each element in order in one array.
 from __future__ import annotations
 
 import logging
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
+from redis.exceptions import RedisError
 
 from app.auth import Authenticator, Principal
 from app.errors import (
@@ -22,11 +25,13 @@ from app.errors import (
     InvalidStateTransition,
     MethodNotFound,
     ParseError,
+    RateLimited,
     RPCError,
     SkillNotFound,
     Unauthorized,
 )
 from app.methods import A2AMethods, parse_params
+from app.observability import Call
 from app.protocol import JSONRPC_VERSION, JSONRPCRequest
 from app.testmode import Faults
 
@@ -48,7 +53,7 @@ def parse_body(body: bytes) -> Any:
         raise ParseError(data={"reason": str(exc)}) from None
 
 
-def request_id(obj: Any) -> str | int | None:
+def request_id_of(obj: Any) -> str | int | None:
     """The request's id if it has a valid one (a string or an integer, not a bool)."""
     if isinstance(obj, dict):
         value = obj.get("id")
@@ -65,7 +70,7 @@ def check_envelope(obj: Any) -> JSONRPCRequest:
     method = obj.get("method")
     if not isinstance(method, str):
         raise InvalidRequest(data={"reason": "'method' must be a string"})
-    req_id = request_id(obj)
+    req_id = request_id_of(obj)
     if req_id is None:
         raise InvalidRequest(data={"reason": "'id' must be a string or an integer"})
     return JSONRPCRequest.model_construct(
@@ -113,21 +118,27 @@ class Dispatcher:
         methods: A2AMethods,
         auth: Authenticator,
         max_batch: int,
+        *,
         faults: Faults | None = None,
+        observe: Callable[[Call], None] | None = None,
     ) -> None:
         self._methods = methods
         self._auth = auth
         self._max_batch = max_batch
         self._faults = faults
+        self._observe = observe
 
-    async def handle(self, body: bytes, authorization: str | None) -> RPCResponse:
+    async def handle(
+        self, body: bytes, authorization: str | None, request_id: str = "-"
+    ) -> RPCResponse:
         try:
             payload = parse_body(body)
         except ParseError as exc:
+            self._report(request_id, None, None, str(exc.code), time.perf_counter())
             return error_response(exc)
         caller = _CallerOnce(self._auth, authorization)
         if not isinstance(payload, list):
-            answer, outcome = await self._one(payload, caller)
+            answer, outcome = await self._one(payload, caller, request_id)
             if isinstance(outcome, RPCError):
                 return RPCResponse(outcome.http_status, answer, outcome.headers())
             return RPCResponse(200, answer, outcome)
@@ -140,7 +151,7 @@ class Dispatcher:
         answers: list[bytes] = []
         all_unauthorized = True
         for item in payload:
-            answer, outcome = await self._one(item, caller)
+            answer, outcome = await self._one(item, caller, request_id)
             answers.append(answer)
             all_unauthorized = all_unauthorized and isinstance(outcome, Unauthorized)
         body_out = b"[" + b",".join(answers) + b"]"
@@ -148,15 +159,21 @@ class Dispatcher:
             return RPCResponse(401, body_out, Unauthorized().headers())
         return RPCResponse(200, body_out, {})
 
-    async def _one(self, obj: Any, caller: _CallerOnce) -> tuple[bytes, RPCError | dict[str, str]]:
+    async def _one(
+        self, obj: Any, caller: _CallerOnce, request_id: str
+    ) -> tuple[bytes, RPCError | dict[str, str]]:
         """One request's answer, and either its error or the headers its result adds."""
-        req_id = request_id(obj)
+        started = time.perf_counter()
+        req_id = request_id_of(obj)
+        request: JSONRPCRequest | None = None
+        principal: Principal | None = None
         try:
             request = check_envelope(obj)
             principal = await caller.get()
             if self._faults is not None:
-                skill = self._methods.skill_of(request)
-                await self._faults.intercept(principal, request.method, skill)
+                await self._faults.intercept(
+                    principal, request.method, self._methods.skill_of(request)
+                )
             try:
                 method = self._methods.table.get(request.method)
                 if method is None:
@@ -168,13 +185,46 @@ class Dispatcher:
                 if not isinstance(exc, InvalidStateTransition):
                     await self._auth.confirm(principal)
                 raise
-            return success(request.id, result.payload), result.headers
         except RPCError as exc:
+            bucket = exc.bucket if isinstance(exc, RateLimited) else None
+            self._report(request_id, request, principal, str(exc.code), started, bucket=bucket)
             return failure(req_id, exc), exc
-        except Exception:
+        except Exception as exc:
             log.exception("internal error in %s", _method_name(obj))
             error = InternalError()
+            store_error = isinstance(exc, RedisError)
+            self._report(
+                request_id, request, principal, str(error.code), started, store_error=store_error
+            )
             return failure(req_id, error), error
+        self._report(request_id, request, principal, result.outcome, started)
+        return success(request.id, result.payload), result.headers
+
+    def _report(
+        self,
+        request_id: str,
+        request: JSONRPCRequest | None,
+        principal: Principal | None,
+        outcome: str,
+        started: float,
+        *,
+        bucket: str | None = None,
+        store_error: bool = False,
+    ) -> None:
+        if self._observe is None:
+            return
+        self._observe(
+            Call(
+                request_id=request_id,
+                method=request.method if request is not None else "-",
+                skill=self._methods.skill_of(request) if request is not None else None,
+                user=principal.user_id if principal is not None else None,
+                outcome=outcome,
+                duration=time.perf_counter() - started,
+                bucket=bucket,
+                store_error=store_error,
+            )
+        )
 
 
 def _method_name(obj: Any) -> str:

@@ -83,21 +83,27 @@ async def test_workers_share_one_redis(
     env = server_env(redis_settings, plugin_site)
     token = await redis_token(redis_settings, "jack")
     with server_process(env, tmp_path, workers=2) as server:
-        async with httpx.AsyncClient(
-            headers={"Authorization": f"Bearer {token}"}, timeout=30
-        ) as client:
-            url = f"{server.base_url}/api/v1/a2a"
+        url = f"{server.base_url}/api/v1/a2a"
+        headers = {"Authorization": f"Bearer {token}"}
+        async with httpx.AsyncClient(headers=headers, timeout=30) as client:
             sends = [
                 client.post(url, json=rpc_body("message/send", send_params(), i)) for i in range(40)
             ]
             responses = await asyncio.gather(*sends)
-            statuses = Counter(r.status_code for r in responses)
             task_ids = [r.json()["result"]["id"] for r in responses if r.status_code == 200]
             gets = await asyncio.gather(
                 *[client.post(url, json=rpc_body("tasks/get", {"id": t})) for t in task_ids]
             )
-    assert statuses == {200: 15, 429: 25}
+            scrapes = [(await client.get(f"{server.base_url}/metrics")).text for _ in range(4)]
+    assert Counter(r.status_code for r in responses) == {200: 15, 429: 25}
     assert all("result" in g.json() for g in gets)
+    for text in scrapes:  # whichever worker answers, it reports both workers' calls
+        sent = [
+            float(line.rsplit(" ", 1)[1])
+            for line in text.splitlines()
+            if line.startswith('a2a_requests_total{method="message/send"')
+        ]
+        assert sum(sent) == 40
 
 
 async def test_official_sdk_client_send_get_cancel(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from typing import Annotated, Any
 
 import typer
@@ -13,6 +14,7 @@ from rich.panel import Panel
 from app.auth import DEMO_TOKENS
 from app.cli.common import err, load_settings
 from app.main import create_app
+from app.observability import logging_config
 
 
 def serve(
@@ -37,12 +39,16 @@ def serve(
     options: dict[str, Any] = {
         "host": host,
         "port": port,
-        "log_level": settings.log_level,
+        "log_config": logging_config(settings.log_level, settings.log_format),
+        "access_log": False,
         "timeout_graceful_shutdown": 30,
     }
     if workers == 1:
         uvicorn.run(create_app(settings), **options)
-    else:
+        return
+    with tempfile.TemporaryDirectory(prefix="magisterium-metrics-") as metrics_dir:
+        # Workers count into files here, so /metrics on any worker shows them all.
+        os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", metrics_dir)
         uvicorn.run("app.main:app_from_env", factory=True, workers=workers, **options)
 
 
