@@ -19,6 +19,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 from cachetools import TTLCache
@@ -29,6 +30,9 @@ from app.clock import Clock
 from app.config import PAID_PLANS, Plan
 from app.errors import PlanRequired, Unauthorized
 from app.storage import Keys, text
+
+if TYPE_CHECKING:
+    from app.oidc import JWTVerifier
 
 TOKEN_PREFIX = "mag_"
 DEMO_TOKENS: dict[str, Plan] = {
@@ -73,6 +77,11 @@ class TokenRecord(BaseModel):
         return Principal(
             self.user_id, self.plan, self.per_minute, self.qa_per_minute, token_id, cached
         )
+
+
+def looks_like_jwt(token: str) -> bool:
+    """A compact JWS (three base64url parts, a JSON header); opaque tokens never are."""
+    return token.count(".") == 2 and token.startswith("eyJ")
 
 
 def hash_token(token: str) -> str:
@@ -233,7 +242,9 @@ class Authenticator:
         demo_tokens: bool = False,
         cache_seconds: float = 0,
         cache_size: int = 10_000,
+        jwt: JWTVerifier | None = None,
     ) -> None:
+        self._jwt = jwt
         self._tokens = tokens
         self._clock = clock
         self._demo = (
@@ -254,6 +265,8 @@ class Authenticator:
         demo = self._demo.get(token)
         if demo is not None:
             return demo
+        if self._jwt is not None and looks_like_jwt(token):
+            return await self._jwt.verify(token)
         token_hash = hash_token(token)
         record = self._cache.get(token_hash) if self._cache is not None else None
         cached = record is not None

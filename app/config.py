@@ -78,6 +78,21 @@ class Settings(BaseSettings):
         "json", description="Log lines as JSON objects, or as plain text"
     )
 
+    # --- OIDC / JWT bearer tokens (beside the opaque ones) ---
+    jwt_issuer: str = Field("", description="Expected 'iss'; setting it turns JWT bearer tokens on")
+    jwt_audience: str = Field("", description="Expected 'aud'")
+    jwt_jwks_url: str = Field("", description="URL of the provider's JWKS")
+    jwt_jwks_file: Path | None = Field(None, description="A local JWKS file instead of the URL")
+    jwt_algorithms: CommaList = Field(
+        default_factory=lambda: ["RS256", "ES256", "EdDSA"],
+        description="Accepted signature algorithms (asymmetric only)",
+    )
+    jwt_plan_claim: str = Field("plan", description="Claim holding the plan (dotted path)")
+    jwt_plan_values: CommaList = Field(
+        default_factory=list, description="Claim values to plans, 'value=plan', comma-separated"
+    )
+    jwt_leeway_seconds: float = Field(30.0, ge=0, description="Leeway of exp and nbf")
+
     # --- integration-test target ---
     test_mode: bool = Field(False, description="Serve the /_test/ scenario API (needs admin_token)")
     admin_token: str = Field("", description="Bearer token of the /_test/ API")
@@ -92,7 +107,14 @@ class Settings(BaseSettings):
         None, description="Write each request/response pair as JSON into this directory"
     )
 
-    @field_validator("cors_origins", "extra_skills", "disabled_skills", mode="before")
+    @field_validator(
+        "cors_origins",
+        "extra_skills",
+        "disabled_skills",
+        "jwt_algorithms",
+        "jwt_plan_values",
+        mode="before",
+    )
     @classmethod
     def _comma_list(cls, value: object) -> object:
         return _split(value)
@@ -105,8 +127,22 @@ class Settings(BaseSettings):
     def embedded(self) -> bool:
         return not self.redis_url
 
+    @property
+    def jwt_enabled(self) -> bool:
+        return bool(self.jwt_issuer)
+
     @model_validator(mode="after")
-    def _admin_token_for_test_mode(self) -> Settings:
+    def _consistent(self) -> Settings:
         if self.test_mode and len(self.admin_token) < 16:
             raise ValueError("A2A_TEST_MODE needs A2A_ADMIN_TOKEN of at least 16 characters")
+        if self.jwt_issuer and not (
+            self.jwt_audience and (self.jwt_jwks_url or self.jwt_jwks_file)
+        ):
+            raise ValueError(
+                "A2A_JWT_ISSUER needs A2A_JWT_AUDIENCE and A2A_JWT_JWKS_URL or A2A_JWT_JWKS_FILE"
+            )
+        for item in self.jwt_plan_values:
+            value, _, plan = item.partition("=")
+            if not value or plan not in PLANS:
+                raise ValueError(f"A2A_JWT_PLAN_VALUES: {item!r} is not 'value=<plan>'")
         return self

@@ -30,6 +30,7 @@ from app.cors import CorsPolicy
 from app.http import router
 from app.methods import A2AMethods
 from app.observability import Call, Metrics, log_call
+from app.oidc import JWTVerifier
 from app.ratelimit import RateLimiter
 from app.recording import Recorder
 from app.rpc import Dispatcher
@@ -106,6 +107,7 @@ def build_runtime(
         demo_tokens=settings.dev_mode,
         # The embedded token file is its own cache, re-read when it changes.
         cache_seconds=0 if settings.embedded else settings.token_cache_seconds,
+        jwt=JWTVerifier(settings, clock) if settings.jwt_enabled else None,
     )
     env = SkillEnvironment(settings=settings, clock=clock)
     registry = registry_factory(env)
