@@ -210,6 +210,9 @@ class LiturgicalCalendar:
             table.update(entities)
         return table
 
+    def entities(self) -> dict[str, Any]:
+        return self._entities
+
     def entity(self, entity_id: str) -> dict[str, Any] | None:
         found: dict[str, Any] | None = self._entities.get(entity_id)
         return found
@@ -286,7 +289,7 @@ class LiturgicalCalendar:
                 name=p.name or p.fullname or p.id,
                 fullname=p.fullname,
                 canonization_level=_value(p.canonization_level) if p.canonization_level else None,
-                titles=tuple(_value(t) for t in p.titles or ()),
+                titles=tuple(_value(t) for t in _items(p.titles)),
                 date_of_death=_date_text(p.date_of_death),
             )
             for p in entry.entities
@@ -300,7 +303,7 @@ class LiturgicalCalendar:
             precedence=precedence,
             colors=tuple(c.name for c in entry.colors),
             masses=tuple(_value(m.type) for m in entry.masses),
-            titles=tuple(_value(t) for t in entry.titles or ()),
+            titles=tuple(_value(t) for t in _items(entry.titles)),
             people=people,
             calendar=entry.from_calendar_id,
             optional=rank == "optional_memorial",
@@ -424,6 +427,12 @@ def _person(ident: str, entity: dict[str, Any]) -> Person:
         titles=tuple(str(t) for t in entity.get("titles") or ()),
         date_of_death=str(death) if death is not None else None,
     )
+
+
+def _items(value: object) -> list[object]:
+    """A romcal list, whether given plain or wrapped in a root model."""
+    inner = getattr(value, "root", value)
+    return list(inner) if isinstance(inner, list | tuple) else []
 
 
 def _capitalised(text: str) -> str:

@@ -94,6 +94,7 @@ class LiturgyEngine:
         self.parser = DateQueryParser(self.calendar)
         self.lectionary = Lectionary([builtin_table(), *self._imported_tables()])
         self.martyrologies = self._imported_martyrologies()
+        self._particular: dict[tuple[int, int], list[tuple[str, list[str]]]] | None = None
 
     def _imported_tables(self) -> list[Table]:
         folder = content_dir(self.settings) / "lectionary"
@@ -112,6 +113,23 @@ class LiturgyEngine:
             Martyrology.model_validate_json(path.read_text(encoding="utf-8"))
             for path in sorted(folder.glob("*.json"))
         ]
+
+    def particular(self, month: int, day: int) -> list[tuple[str, list[str]]]:
+        """Fixed-date celebrations of every other romcal calendar: (id, calendars)."""
+        if self._particular is None:
+            index: dict[tuple[int, int], dict[str, list[str]]] = {}
+            skip = {self.calendar.calendar, "general_roman", "temporal_cycle"}
+            for calendar_id, definition in sorted(self.calendar.definitions.items()):
+                if calendar_id in skip:
+                    continue
+                raw = definition.model_dump(mode="json").get("days_definitions") or {}
+                for day_id, spec in raw.items():
+                    when = (spec or {}).get("date_def") or {}
+                    if isinstance(when.get("month"), int) and isinstance(when.get("date"), int):
+                        slot = index.setdefault((when["month"], when["date"]), {})
+                        slot.setdefault(day_id, []).append(calendar_id)
+            self._particular = {k: list(v.items()) for k, v in index.items()}
+        return self._particular.get((month, day), [])
 
     def today(self, clock: Clock) -> date:
         return datetime.fromtimestamp(clock.now(), self.zone).date()

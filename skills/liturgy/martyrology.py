@@ -76,7 +76,7 @@ def _crmedr(folder: Path) -> Martyrology:
             name=names.get(item["id"]),
         )
         for item in registry["entries"]
-        if not item.get("deprecated")
+        if not item.get("deprecated") and isinstance(item.get("entry"), int)
     ]
     return Martyrology(
         name="crmedr", title="Roman Martyrology (2004 edition, CRMEDR registry)", entries=entries
