@@ -98,7 +98,8 @@ FILLER = {
     "of",
     "day",
 }
-FUZZY_CUTOFF = 88.0
+FUZZY_CUTOFF = 90.0
+GENERIC = {"saint", "saints", "blessed", "lady", "feast", "sunday", "week", "time", "lord"}
 
 
 def _ordinals() -> dict[str, int]:
@@ -195,10 +196,10 @@ class DateQueryParser:
         names = self._name_index(this_year)
         if text in names:
             return names[text]
-        if len(text) < 5:
+        if not [w for w in text.split() if len(w) >= 4 and w not in GENERIC]:
             return None
         match = process.extractOne(
-            text, list(names), scorer=fuzz.token_sort_ratio, score_cutoff=FUZZY_CUTOFF
+            text, list(names), scorer=fuzz.token_set_ratio, score_cutoff=FUZZY_CUTOFF
         )
         return names[match[0]] if match else None
 

@@ -51,7 +51,8 @@ class DayReadings(BaseModel):
         if not self.masses:
             return False
         principal = self.day.principal
-        weighty = principal.rank in {"solemnity", "sunday"} or principal.id == "easter_sunday"
+        octave = principal.precedence.startswith("weekday_of_easter_octave")
+        weighty = self.day.date.weekday() == 6 or (principal.rank == "solemnity" and not octave)
         return all(m.complete(weighty and m.mass != "easter_vigil") for m in self.masses)
 
 
