@@ -131,9 +131,9 @@ def test_every_sunday_and_solemnity_2026_2027_is_complete_from_builtin(tmp_path:
     missing = []
     for year in (2026, 2027):
         for day in engine.calendar.year(year).days.values():
-            if day.principal.rank in {"sunday", "solemnity"} or day.date.weekday() == 6:
-                if not engine.readings(day.date).complete:
-                    missing.append((day.date, day.principal.id))
+            weighty = day.principal.rank in {"sunday", "solemnity"} or day.date.weekday() == 6
+            if weighty and not engine.readings(day.date).complete:
+                missing.append((day.date, day.principal.id))
     assert missing == []
 
 
@@ -221,7 +221,9 @@ def _text(body: dict[str, Any]) -> str:
     return str(parts[0]["text"])
 
 
-async def _ask(settings: Settings, skill: str, text: str | None = None, **kw: Any) -> dict[str, Any]:
+async def _ask(
+    settings: Settings, skill: str, text: str | None = None, **kw: Any
+) -> dict[str, Any]:
     async with harness(settings, builtins=BUILTINS, clock=ManualClock(THURSDAY)) as h:
         token = await h.token()
         response = await h.send(token, text or "", skill, **kw)
@@ -299,4 +301,6 @@ async def test_e2e_saint_lookup(settings: Settings) -> None:
     assert artifact["name"] == "saint"
     record = artifact["parts"][1]["data"]["saints"][0]
     assert record["id"] == "kateri_tekakwitha_virgin"
-    assert {"date": "--07-14", "rank": "memorial", "calendars": ["united_states"]} in record["feasts"]
+    assert {"date": "--07-14", "rank": "memorial", "calendars": ["united_states"]} in record[
+        "feasts"
+    ]

@@ -164,21 +164,37 @@ class LiturgicalCalendar:
         if calendar not in definitions:
             known = ", ".join(calendar_ids())
             raise CalendarError(f"unknown liturgical calendar {calendar!r}; romcal ships: {known}")
-        resources = [r for r in bundled_resources() if r.locale in {locale, "en"}]
-        if not any(r.locale == locale for r in resources):
+        resources: list[romcal.Resources | dict[Any, Any]] = [
+            r for r in bundled_resources() if r.locale in {locale, "en"}
+        ]
+        if not any(r.locale == locale for r in bundled_resources()):
             locales = ", ".join(sorted(r.locale for r in bundled_resources()))
             raise CalendarError(f"unknown liturgical locale {locale!r}; romcal ships: {locales}")
         self.calendar = calendar
         self.locale = locale
         config = self._particular_config(definitions, calendar)
+        epiphany = config.get("epiphany_on_sunday", False)
+        ascension = config.get("ascension_on_sunday", False)
+        corpus_christi = config.get("corpus_christi_on_sunday", True)
+        all_definitions: list[romcal.CalendarDefinition | dict[Any, Any]] = list(
+            definitions.values()
+        )
         self._romcal = romcal.Romcal(
             calendar=calendar,
             locale=locale,
-            calendar_definitions=list(definitions.values()),
+            calendar_definitions=all_definitions,
             resources=resources,
-            **config,
+            epiphany_on_sunday=epiphany,
+            ascension_on_sunday=ascension,
+            corpus_christi_on_sunday=corpus_christi,
         )
-        self._temporal = romcal.Romcal(locale=locale, resources=resources, **config)
+        self._temporal = romcal.Romcal(
+            locale=locale,
+            resources=resources,
+            epiphany_on_sunday=epiphany,
+            ascension_on_sunday=ascension,
+            corpus_christi_on_sunday=corpus_christi,
+        )
         self._definitions = definitions
         self._entities = self._entity_table(resources, locale)
         self._years: dict[int, Year] = {}
@@ -203,9 +219,12 @@ class LiturgicalCalendar:
         return config
 
     @staticmethod
-    def _entity_table(resources: Iterable[romcal.Resources], locale: str) -> dict[str, Any]:
+    def _entity_table(
+        resources: Iterable[romcal.Resources | dict[Any, Any]], locale: str
+    ) -> dict[str, Any]:
         table: dict[str, Any] = {}
-        for resource in sorted(resources, key=lambda r: r.locale == locale):
+        typed = [r for r in resources if isinstance(r, romcal.Resources)]
+        for resource in sorted(typed, key=lambda r: r.locale == locale):
             entities = resource.model_dump(mode="json").get("entities") or {}
             table.update(entities)
         return table
@@ -388,7 +407,11 @@ class LiturgicalCalendar:
         people = []
         for person_id in definition.get("entities") or [day_id]:
             found = self.entity(str(person_id))
-            if found and found.get("type", "person") == "person" and found.get("canonization_level"):
+            if (
+                found
+                and found.get("type", "person") == "person"
+                and found.get("canonization_level")
+            ):
                 people.append(_person(str(person_id), found))
         return Celebration(
             id=day_id,
@@ -446,4 +469,3 @@ def _date_text(value: object) -> str | None:
     while hasattr(inner, "root"):
         inner = inner.root
     return str(inner)
-

@@ -126,12 +126,14 @@ PROPER_WEEKDAY = re.compile(
     rf"^(?P<wd>{'|'.join(WEEKDAYS)}) (?:of|in) the (?P<n>{ORDINAL}) week (?:of|in) "
     r"(?P<season>advent|lent|easter(?: time)?|eastertide|ordinary time)$"
 )
-RELATIVE = re.compile(rf"^(?P<rel>next|this|last|coming|past|previous) (?P<wd>{'|'.join(WEEKDAYS)})$")
+RELATIVE = re.compile(
+    rf"^(?P<rel>next|this|last|coming|past|previous) (?P<wd>{'|'.join(WEEKDAYS)})$"
+)
 TRAILING_YEAR = re.compile(r"^(?P<rest>.*?)[ ,]*\b(?P<year>\d{4})$")
 
 
 def normalise(text: str) -> str:
-    text = text.lower().replace("’", "'").replace("saint ", "saint ").replace("st.", "st")
+    text = text.lower().replace("\u2019", "'").replace("st.", "st")
     text = re.sub(r"[^\w\s'-]", " ", text)
     return re.sub(r"\s+", " ", text).strip()
 

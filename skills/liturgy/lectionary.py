@@ -138,7 +138,9 @@ class Lectionary:
     def knows(self, day: str) -> bool:
         return day in self._masses
 
-    def lookup(self, day: str, cycles: Sequence[Cycle], mass: str = "day_mass") -> MassReadings | None:
+    def lookup(
+        self, day: str, cycles: Sequence[Cycle], mass: str = "day_mass"
+    ) -> MassReadings | None:
         """The readings of ``day``'s ``mass`` for the given cycles (most specific first)."""
         layers: list[tuple[str, LectionaryEntry]] = []
         for cycle in [*cycles, ""]:

@@ -102,7 +102,7 @@ def _header(line: str, where: str) -> _Builder:
         elif token.startswith("#"):
             builder.number = token[1:]
         elif token in CYCLES:
-            builder.cycle = token  # type: ignore[assignment]
+            builder.cycle = token
         else:
             raise FormatError(f"{where}: unknown header field {token!r}")
     return builder
@@ -147,7 +147,7 @@ def parse_csv(text: str, name: str) -> Table:
             raise FormatError(f"{where}: empty day")
         builder = builders.get(key)
         if builder is None:
-            builder = builders[key] = _Builder(day=key[0], cycle=cycle, mass=key[2])  # type: ignore[arg-type]
+            builder = builders[key] = _Builder(day=key[0], cycle=cycle, mass=key[2])
         if (row.get("number") or "").strip():
             builder.number = (row.get("number") or "").strip()
         builder.add((row["slot"] or "").strip(), row["citation"] or "", where)

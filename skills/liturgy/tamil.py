@@ -111,15 +111,23 @@ NAMED: dict[str, tuple[str, str]] = {
     "OW00-MaryMotherofChurch": ("mary_mother_of_the_church", "day_mass"),
     "OW34-0Sun": ("our_lord_jesus_christ_king_of_the_universe", "day_mass"),
     "All Souls": ("commemoration_of_all_the_faithful_departed", "day_mass"),
-    "Birth of Saint John the Baptist - Vigil": ("nativity_of_john_the_baptist", "previous_evening_mass"),
+    "Birth of Saint John the Baptist - Vigil": (
+        "nativity_of_john_the_baptist", "previous_evening_mass"
+    ),
     "Birth of Saint John the Baptist": ("nativity_of_john_the_baptist", "day_mass"),
-    "Assumption of the Blessed Virgin Mary - Vigil": ("assumption_of_the_blessed_virgin_mary", "previous_evening_mass"),
+    "Assumption of the Blessed Virgin Mary - Vigil": (
+        "assumption_of_the_blessed_virgin_mary", "previous_evening_mass"
+    ),
     "Birth of the Blessed Virgin Mary": ("nativity_of_the_blessed_virgin_mary", "day_mass"),
-    "The Beheading of Saint John the Baptist, martyr": ("passion_of_saint_john_the_baptist", "day_mass"),
+    "The Beheading of Saint John the Baptist, martyr": (
+        "passion_of_saint_john_the_baptist", "day_mass"
+    ),
     "Guardian Angels": ("holy_guardian_angels", "day_mass"),
 }  # fmt: skip
 KEY = re.compile(r"^(?P<season>AW|LW|EW|OW)(?P<week>\d\d)-(?P<dow>\d)(?P<day>[A-Z][a-z]{2})$")
-CW = re.compile(r"^CW01-Dec(?P<d>\d\d)$|^CW02-Jan(?P<j>\d)$|^CW03-Day(?P<n>\d)$|^AW05-Dec(?P<a>\d\d)$")
+CW = re.compile(
+    r"^CW01-Dec(?P<d>\d\d)$|^CW02-Jan(?P<j>\d)$|^CW03-Day(?P<n>\d)$|^AW05-Dec(?P<a>\d\d)$"
+)
 TRAILING_CYCLE = re.compile(r"^(?P<key>.*?) (?P<cycle>[ABC12])$")
 
 
