@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from platformdirs import user_data_dir
 from pydantic import Field, field_validator, model_validator
@@ -106,6 +107,23 @@ class Settings(BaseSettings):
     record_dir: Path | None = Field(
         None, description="Write each request/response pair as JSON into this directory"
     )
+
+    # Liturgy: the calendar, the lectionary and the martyrology
+    liturgy_calendar: str = Field(
+        "united_states",
+        description="romcal calendar id for the liturgical skills (e.g. general_roman, france)",
+    )
+    liturgy_locale: str = Field("en", description="romcal locale of celebration names")
+    timezone: str = Field("UTC", description="IANA time zone that decides what 'today' means")
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_timezone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"unknown time zone {value!r}") from None
+        return value
 
     @field_validator(
         "cors_origins",

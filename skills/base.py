@@ -21,12 +21,14 @@ from app.protocol import Artifact, DataPart, FilePart, Message, Part, Task, Text
 
 __all__ = [
     "Artifact",
+    "Clock",
     "CostClass",
     "DataPart",
     "FilePart",
     "FunctionSkill",
     "Message",
     "Part",
+    "Settings",
     "Skill",
     "SkillContext",
     "SkillEnvironment",

@@ -17,7 +17,11 @@ from importlib.metadata import entry_points
 from skills.base import SKILL_ID, CostClass, Skill, SkillEnvironment
 
 ENTRY_POINT_GROUP = "magisterium_a2a.skills"
-BUILTIN_FACTORIES: tuple[str, ...] = ()
+BUILTIN_FACTORIES: tuple[str, ...] = (
+    "skills.liturgical_readings:create",
+    "skills.saints_of_the_day:create",
+    "skills.saint_lookup:create",
+)
 
 log = logging.getLogger(__name__)
 

@@ -6,6 +6,7 @@ import sys
 
 import typer
 
+from app.cli.content import content_cli
 from app.cli.serve import serve
 from app.cli.testmode import test_cli
 from app.cli.tokens import tokens_cli
@@ -14,6 +15,7 @@ cli = typer.Typer(help="Self-hostable Magisterium AI A2A server.", no_args_is_he
 cli.command()(serve)
 cli.add_typer(tokens_cli, name="tokens")
 cli.add_typer(test_cli, name="test")
+cli.add_typer(content_cli, name="content")
 
 
 def main() -> None:

@@ -1,0 +1,471 @@
+"""The liturgical calendar: romcal's General Roman Calendar and its particular
+calendars, turned into our own small, typed days and cached per year.
+
+romcal computes a Gregorian year in about 0.1 s; each year is built once per
+engine (on first use) and kept, so a request only looks a date up. Two romcal
+instances are built: the configured calendar, and the bare Proper of Time,
+which names the weekday behind a memorial (``ordinary_time_15_tuesday`` under
+Saint Kateri) so its weekday readings can be found.
+
+Two corrections are applied to what romcal 4.0.0b6 returns, both checked by
+the tests: the Sunday and weekday cycles are computed from the liturgical year
+(romcal gives Advent and Christmas the cycle of the ending year), and the
+Proper of Saints from the First Sunday of Advent to 31 December, which romcal
+leaves out entirely (no Immaculate Conception, no Saint Stephen), is put back
+from romcal's own calendar definitions by the precedence rules of the Universal
+Norms (a solemnity falling on an Advent Sunday moves to the Monday; memorials
+on the privileged weekdays from 17 December become optional).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable
+from datetime import date, timedelta
+from functools import cache
+from typing import Any, Literal
+
+import romcal
+from pydantic import BaseModel, ConfigDict
+
+SundayCycle = Literal["A", "B", "C"]
+WeekdayCycle = Literal["I", "II"]
+
+FIRST_YEAR = 1583
+LAST_YEAR = 9999
+
+# Fixed dates of romcal's date functions that can fall in Advent.
+DATE_FUNCTIONS: dict[str, tuple[int, int]] = {"immaculate_conception_of_mary": (12, 8)}
+PRECEDENCE_ORDER = re.compile(r"_(\d+)([a-z]?)$")
+# Proper of Time days that romcal names otherwise (the names a query may use).
+ID_ALIASES: dict[str, str] = {
+    "ordinary_time_3_sunday": "sunday_of_the_word_of_god",
+    "easter_time_1_sunday": "easter_sunday",
+    "easter_time_2_sunday": "divine_mercy_sunday",
+    "lent_6_sunday": "palm_sunday_of_the_passion_of_the_lord",
+}
+RANK_NAMES = {
+    "solemnity": "Solemnity",
+    "sunday": "Sunday",
+    "feast": "Feast",
+    "memorial": "Memorial",
+    "optional_memorial": "Optional memorial",
+    "weekday": "Weekday",
+}
+
+
+class CalendarError(ValueError):
+    """The calendar cannot be built as configured (unknown calendar id, say)."""
+
+
+class Person(BaseModel):
+    """A saint, blessed or group honoured by a celebration, as romcal knows it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    name: str
+    fullname: str | None = None
+    canonization_level: str | None = None
+    titles: tuple[str, ...] = ()
+    date_of_death: str | None = None
+
+
+class Celebration(BaseModel):
+    """One celebration of a day, in the configured calendar and locale."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    name: str
+    rank: str
+    rank_name: str
+    precedence: str
+    colors: tuple[str, ...]
+    masses: tuple[str, ...]
+    titles: tuple[str, ...] = ()
+    people: tuple[Person, ...] = ()
+    calendar: str
+    optional: bool = False
+
+
+class Day(BaseModel):
+    """A civil date of the liturgical year with what is celebrated on it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    date: date
+    celebrations: tuple[Celebration, ...]
+    temporal_id: str
+    """The Proper of Time day behind the celebration (its weekday or Sunday)."""
+    season: str | None
+    season_name: str | None
+    week_of_season: int | None
+    psalter_week: str | None
+    liturgical_year: int
+    """The year in which this liturgical year ends (Advent 2026 belongs to 2027)."""
+    sunday_cycle: SundayCycle
+    weekday_cycle: WeekdayCycle
+
+    @property
+    def principal(self) -> Celebration:
+        return self.celebrations[0]
+
+    @property
+    def optional(self) -> tuple[Celebration, ...]:
+        return self.celebrations[1:]
+
+
+class Year(BaseModel):
+    """One Gregorian year of days, with every celebration id's dates."""
+
+    model_config = ConfigDict(frozen=True)
+
+    year: int
+    days: dict[date, Day]
+    dates_by_id: dict[str, tuple[date, ...]]
+
+
+def sunday_cycle(liturgical_year: int) -> SundayCycle:
+    """Year A when the ending year leaves remainder 1 on division by 3."""
+    cycles: tuple[SundayCycle, SundayCycle, SundayCycle] = ("C", "A", "B")
+    return cycles[liturgical_year % 3]
+
+
+def weekday_cycle(liturgical_year: int) -> WeekdayCycle:
+    return "I" if liturgical_year % 2 else "II"
+
+
+@cache
+def bundled_definitions() -> tuple[romcal.CalendarDefinition, ...]:
+    """romcal's bundled calendar definitions (read once per process)."""
+    return tuple(romcal.get_bundled_calendar_definitions())
+
+
+@cache
+def bundled_resources() -> tuple[romcal.Resources, ...]:
+    return tuple(romcal.get_bundled_resources())
+
+
+def calendar_ids() -> list[str]:
+    return sorted(d.id for d in bundled_definitions())
+
+
+def _value(item: Any) -> str:
+    return str(getattr(item, "value", item))
+
+
+class LiturgicalCalendar:
+    """The configured calendar, one cached ``Year`` at a time."""
+
+    def __init__(self, calendar: str = "united_states", locale: str = "en") -> None:
+        definitions = {d.id: d for d in bundled_definitions()}
+        if calendar not in definitions:
+            known = ", ".join(calendar_ids())
+            raise CalendarError(f"unknown liturgical calendar {calendar!r}; romcal ships: {known}")
+        resources: list[romcal.Resources | dict[Any, Any]] = [
+            r for r in bundled_resources() if r.locale in {locale, "en"}
+        ]
+        if not any(r.locale == locale for r in bundled_resources()):
+            locales = ", ".join(sorted(r.locale for r in bundled_resources()))
+            raise CalendarError(f"unknown liturgical locale {locale!r}; romcal ships: {locales}")
+        self.calendar = calendar
+        self.locale = locale
+        config = self._particular_config(definitions, calendar)
+        epiphany = config.get("epiphany_on_sunday", False)
+        ascension = config.get("ascension_on_sunday", False)
+        corpus_christi = config.get("corpus_christi_on_sunday", True)
+        all_definitions: list[romcal.CalendarDefinition | dict[Any, Any]] = list(
+            definitions.values()
+        )
+        self._romcal = romcal.Romcal(
+            calendar=calendar,
+            locale=locale,
+            calendar_definitions=all_definitions,
+            resources=resources,
+            epiphany_on_sunday=epiphany,
+            ascension_on_sunday=ascension,
+            corpus_christi_on_sunday=corpus_christi,
+        )
+        self._temporal = romcal.Romcal(
+            locale=locale,
+            resources=resources,
+            epiphany_on_sunday=epiphany,
+            ascension_on_sunday=ascension,
+            corpus_christi_on_sunday=corpus_christi,
+        )
+        self._definitions = definitions
+        self._entities = self._entity_table(resources, locale)
+        self._years: dict[int, Year] = {}
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _particular_config(
+        definitions: dict[str, romcal.CalendarDefinition], calendar: str
+    ) -> dict[str, bool]:
+        """Epiphany/Ascension/Corpus Christi on Sunday as the calendar (or a parent) says."""
+        config: dict[str, bool] = {}
+        chain = [calendar]
+        while chain:
+            definition = definitions.get(chain.pop())
+            if definition is None:
+                continue
+            raw = definition.model_dump(mode="json").get("particular_config") or {}
+            for key in ("epiphany_on_sunday", "ascension_on_sunday", "corpus_christi_on_sunday"):
+                if key not in config and isinstance(raw.get(key), bool):
+                    config[key] = raw[key]
+            chain.extend(definition.parent_calendar_ids or [])
+        return config
+
+    @staticmethod
+    def _entity_table(
+        resources: Iterable[romcal.Resources | dict[Any, Any]], locale: str
+    ) -> dict[str, Any]:
+        table: dict[str, Any] = {}
+        typed = [r for r in resources if isinstance(r, romcal.Resources)]
+        for resource in sorted(typed, key=lambda r: r.locale == locale):
+            entities = resource.model_dump(mode="json").get("entities") or {}
+            table.update(entities)
+        return table
+
+    def entities(self) -> dict[str, Any]:
+        return self._entities
+
+    def entity(self, entity_id: str) -> dict[str, Any] | None:
+        found: dict[str, Any] | None = self._entities.get(entity_id)
+        return found
+
+    @property
+    def definitions(self) -> dict[str, romcal.CalendarDefinition]:
+        return self._definitions
+
+    def year(self, year: int) -> Year:
+        """The Gregorian year's days, built on first use and then kept."""
+        if not FIRST_YEAR <= year <= LAST_YEAR:
+            raise CalendarError(f"year {year} is outside {FIRST_YEAR}-{LAST_YEAR}")
+        cached = self._years.get(year)
+        if cached is not None:
+            return cached
+        with self._lock:
+            cached = self._years.get(year)
+            if cached is None:
+                cached = self._build(year)
+                self._years[year] = cached
+        return cached
+
+    def day(self, when: date) -> Day:
+        return self.year(when.year).days[when]
+
+    def dates_of(self, celebration_id: str, year: int) -> tuple[date, ...]:
+        ident = ID_ALIASES.get(celebration_id, celebration_id)
+        return self.year(year).dates_by_id.get(ident, ())
+
+    def _build(self, year: int) -> Year:
+        main = self._romcal.liturgical_calendar(year)
+        temporal = self._temporal.liturgical_calendar(year)
+        days: dict[date, Day] = {}
+        dates_by_id: dict[str, list[date]] = {}
+        for key, entries in sorted(main.items()):
+            when = date.fromisoformat(key)
+            base = temporal.get(key) or entries
+            temporal_id = base[0].id
+            celebrations = [self._celebration(entry) for entry in entries]
+            first = entries[0]
+            start = date.fromisoformat(str(first.start_of_liturgical_year))
+            liturgical_year = start.year + 1
+            days[when] = Day(
+                date=when,
+                celebrations=tuple(celebrations),
+                temporal_id=temporal_id,
+                season=_value(first.season) if first.season else None,
+                season_name=first.season_name,
+                week_of_season=first.week_of_season,
+                psalter_week=first.psalter_week_name,
+                liturgical_year=liturgical_year,
+                sunday_cycle=sunday_cycle(liturgical_year),
+                weekday_cycle=weekday_cycle(liturgical_year),
+            )
+            for ident in {*(c.id for c in celebrations), temporal_id}:
+                dates_by_id.setdefault(ident, []).append(when)
+        self._restore_advent_sanctoral(days, dates_by_id)
+        return Year(
+            year=year,
+            days=days,
+            dates_by_id={k: tuple(v) for k, v in dates_by_id.items()},
+        )
+
+    def _celebration(self, entry: romcal.LiturgicalDay) -> Celebration:
+        rank = _value(entry.rank)
+        precedence = _value(entry.precedence)
+        rank_name = RANK_NAMES.get(rank, entry.rank_name)
+        if precedence.startswith("triduum"):
+            rank_name = "Solemnity" if entry.id == "easter_sunday" else "Paschal Triduum"
+            rank = "solemnity" if entry.id == "easter_sunday" else rank
+        people = tuple(
+            Person(
+                id=p.id,
+                name=p.name or p.fullname or p.id,
+                fullname=p.fullname,
+                canonization_level=_value(p.canonization_level) if p.canonization_level else None,
+                titles=tuple(_value(t) for t in _items(p.titles)),
+                date_of_death=_date_text(p.date_of_death),
+            )
+            for p in entry.entities
+            if _value(p.type) == "person"
+        )
+        return Celebration(
+            id=entry.id,
+            name=_capitalised(entry.fullname),
+            rank=rank,
+            rank_name=rank_name,
+            precedence=precedence,
+            colors=tuple(c.name for c in entry.colors),
+            masses=tuple(_value(m.type) for m in entry.masses),
+            titles=tuple(_value(t) for t in _items(entry.titles)),
+            people=people,
+            calendar=entry.from_calendar_id,
+            optional=rank == "optional_memorial",
+        )
+
+    def _sanctoral_chain(self) -> dict[str, dict[str, Any]]:
+        """The calendar's day definitions, general_roman first, each child merged over it."""
+        order: list[str] = []
+        pending = [self.calendar]
+        while pending:
+            ident = pending.pop()
+            if ident in order or ident not in self._definitions:
+                continue
+            order.append(ident)
+            pending.extend(self._definitions[ident].parent_calendar_ids or [])
+        order = ["general_roman", *[i for i in reversed(order) if i != "general_roman"]]
+        merged: dict[str, dict[str, Any]] = {}
+        for ident in order:
+            raw = self._definitions[ident].model_dump(mode="json")
+            for day_id, definition in (raw.get("days_definitions") or {}).items():
+                entry = merged.setdefault(day_id, {"calendar": ident})
+                entry.update({k: v for k, v in definition.items() if v is not None})
+                entry["calendar"] = ident
+        return merged
+
+    def _restore_advent_sanctoral(
+        self, days: dict[date, Day], dates_by_id: dict[str, list[date]]
+    ) -> None:
+        advent = [d for d, day in days.items() if day.temporal_id == "advent_1_sunday"]
+        if not advent:
+            return
+        by_date: dict[date, list[tuple[str, dict[str, Any]]]] = {}
+        for day_id, definition in self._sanctoral_chain().items():
+            spec = definition.get("date_def") or {}
+            month_day = DATE_FUNCTIONS.get(str(spec.get("date_fn")))
+            if month_day is None and "month" in spec and "date" in spec:
+                month_day = (int(spec["month"]), int(spec["date"]))
+            if month_day is None or "precedence" not in definition:
+                continue
+            when = date(advent[0].year, *month_day)
+            if when < advent[0]:
+                continue
+            if _order(definition["precedence"]) <= 4 and days[when].principal.rank == "sunday":
+                when += timedelta(days=1)
+            by_date.setdefault(when, []).append((day_id, definition))
+        for when, found in by_date.items():
+            day = days[when]
+            temporal = day.principal
+            ranked = sorted(found, key=lambda item: _order(item[1]["precedence"]))
+            principal = temporal
+            optional: list[Celebration] = []
+            for day_id, definition in ranked:
+                celebration = self._defined_celebration(day_id, definition, temporal)
+                order = _order(celebration.precedence)
+                if principal is temporal and order < _order(temporal.precedence):
+                    principal = celebration
+                elif temporal.rank != "sunday" and principal is temporal and order >= 10:
+                    optional.append(celebration.model_copy(update=_AS_OPTIONAL))
+            if principal is temporal and not optional:
+                continue
+            days[when] = day.model_copy(update={"celebrations": (principal, *optional)})
+            for celebration in (principal, *optional):
+                dates_by_id.setdefault(celebration.id, []).append(when)
+
+    def _defined_celebration(
+        self, day_id: str, definition: dict[str, Any], temporal: Celebration
+    ) -> Celebration:
+        precedence = str(definition["precedence"])
+        rank = (
+            "solemnity"
+            if "solemnity" in precedence
+            else "feast"
+            if "feast" in precedence
+            else "optional_memorial"
+            if precedence.startswith("optional")
+            else "memorial"
+        )
+        locale_id = str(definition.get("custom_locale_id") or day_id)
+        entity = self.entity(locale_id) or self.entity(day_id) or {}
+        color = definition.get("colors")
+        colors = tuple(color) if isinstance(color, list) else (color,) if color else temporal.colors
+        people = []
+        for person_id in definition.get("entities") or [day_id]:
+            found = self.entity(str(person_id))
+            if (
+                found
+                and found.get("type", "person") == "person"
+                and found.get("canonization_level")
+            ):
+                people.append(_person(str(person_id), found))
+        return Celebration(
+            id=day_id,
+            name=str(entity.get("fullname") or day_id.replace("_", " ").capitalize()),
+            rank=rank,
+            rank_name=RANK_NAMES[rank],
+            precedence=precedence,
+            colors=tuple(str(c) for c in colors),
+            masses=("day_mass",),
+            people=tuple(people),
+            calendar=str(definition["calendar"]),
+            optional=rank == "optional_memorial",
+        )
+
+
+_AS_OPTIONAL: dict[str, Any] = {
+    "rank": "optional_memorial",
+    "rank_name": RANK_NAMES["optional_memorial"],
+    "optional": True,
+}
+
+
+def _order(precedence: str) -> int:
+    """The row of the Table of Liturgical Days (1 = Triduum ... 13 = weekday)."""
+    found = PRECEDENCE_ORDER.search(precedence)
+    return int(found.group(1)) if found else 13
+
+
+def _person(ident: str, entity: dict[str, Any]) -> Person:
+    death = entity.get("date_of_death")
+    return Person(
+        id=ident,
+        name=str(entity.get("name") or entity.get("fullname") or ident),
+        fullname=entity.get("fullname"),
+        canonization_level=entity.get("canonization_level"),
+        titles=tuple(str(t) for t in entity.get("titles") or ()),
+        date_of_death=str(death) if death is not None else None,
+    )
+
+
+def _items(value: object) -> list[object]:
+    """A romcal list, whether given plain or wrapped in a root model."""
+    inner = getattr(value, "root", value)
+    return list(inner) if isinstance(inner, list | tuple) else []
+
+
+def _capitalised(text: str) -> str:
+    return text[:1].upper() + text[1:] if text else text
+
+
+def _date_text(value: object) -> str | None:
+    if value is None:
+        return None
+    inner: object = value
+    while hasattr(inner, "root"):
+        inner = inner.root
+    return str(inner)
