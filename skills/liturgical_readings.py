@@ -99,4 +99,5 @@ def create(env: SkillEnvironment) -> FunctionSkill:
         examples=("today", "next Sunday", "Easter Sunday 2026", "2026-12-25"),
         input_modes=("text/plain",),
         output_modes=("text/plain",),
+        cheap=True,
     )

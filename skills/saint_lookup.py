@@ -157,4 +157,5 @@ def create(env: SkillEnvironment) -> FunctionSkill:
         handler=handle,
         tags=("liturgy", "saints"),
         examples=("Kateri Tekakwitha", "Thomas Aquinas", "joseph_spouse_of_mary"),
+        cheap=True,
     )

@@ -82,4 +82,5 @@ def create(env: SkillEnvironment) -> FunctionSkill:
         examples=('{"date": "2026-03-19"}', "today", "November 30"),
         input_modes=("text/plain", "application/json"),
         output_modes=("text/plain",),
+        cheap=True,
     )
