@@ -122,8 +122,11 @@ class RedisTokenStore(TokenStore):
         self._keys = keys
         self._marker_seconds = marker_seconds
 
+    # Pipelines here are not transactions: the token, the index and a user's
+    # marker live in different Redis Cluster slots.
+
     async def put(self, token_hash: str, record: TokenRecord) -> None:
-        async with self._redis.pipeline(transaction=True) as pipe:
+        async with self._redis.pipeline(transaction=False) as pipe:
             pipe.set(self._keys.token(token_hash), record.model_dump_json())
             if record.expires_at is not None:
                 pipe.expireat(self._keys.token(token_hash), int(record.expires_at) + 1)
@@ -136,7 +139,7 @@ class RedisTokenStore(TokenStore):
 
     async def delete(self, token_hash: str) -> bool:
         record = await self.get(token_hash)
-        async with self._redis.pipeline(transaction=True) as pipe:
+        async with self._redis.pipeline(transaction=False) as pipe:
             if record is not None:
                 marker = self._keys.revoked(record.user_id, token_hash)
                 pipe.set(marker, b"1", ex=self._marker_seconds)
@@ -150,9 +153,10 @@ class RedisTokenStore(TokenStore):
 
     async def all(self) -> dict[str, TokenRecord]:
         hashes = sorted(map(text, await self._redis.smembers(self._keys.token_index)))
-        if not hashes:
-            return {}
-        raws = await self._redis.mget([self._keys.token(h) for h in hashes])
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for token_hash in hashes:
+                pipe.get(self._keys.token(token_hash))
+            raws = await pipe.execute() if hashes else []
         return {
             h: TokenRecord.model_validate_json(raw)
             for h, raw in zip(hashes, raws, strict=True)

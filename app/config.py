@@ -37,6 +37,9 @@ class Settings(BaseSettings):
     redis_url: str = Field("", description="Redis URL; empty means the embedded in-process store")
     key_prefix: str = Field("a2a", description="Prefix of every Redis key this server writes")
     redis_timeout_seconds: float = Field(2.0, gt=0, description="Redis connect/command timeout")
+    redis_max_connections: int = Field(
+        100, ge=1, description="Size of each process' Redis connection pool"
+    )
     token_cache_seconds: float = Field(
         10.0, ge=0, description="Seconds a server caches a token (revocation stays immediate)"
     )

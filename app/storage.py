@@ -8,10 +8,13 @@ Redis Cluster, one user's tasks, contexts and limits share a slot.
 
 from __future__ import annotations
 
-from urllib.parse import quote
+from typing import Any, cast
+from urllib.parse import quote, urlsplit
 
 import fakeredis
 from redis.asyncio import Redis
+from redis.asyncio.cluster import ClusterNode, RedisCluster
+from redis.asyncio.sentinel import Sentinel
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
@@ -19,18 +22,55 @@ from app.config import Settings
 
 
 def connect(settings: Settings) -> Redis:
-    """A client for the configured Redis, or an embedded fakeredis."""
+    """A client for the configured Redis, or an embedded fakeredis.
+
+    ``redis://``, ``rediss://`` and ``unix://`` URLs name one server;
+    ``redis+sentinel://[:password@]host:port[,host:port...]/service[/db]``
+    asks Sentinels for the current master; ``redis+cluster://[:password@]
+    host:port[,host:port...]`` is a Redis Cluster (every multi-key operation
+    here stays inside one user's hash tag, so one slot).
+    """
     if settings.embedded:
         client: Redis = fakeredis.FakeAsyncRedis()
         return client
     timeout = settings.redis_timeout_seconds
-    return Redis.from_url(
-        settings.redis_url,
-        socket_timeout=timeout,
-        socket_connect_timeout=timeout,
-        retry=Retry(NoBackoff(), retries=1),
-        health_check_interval=30,
-    )
+    options: dict[str, Any] = {
+        "socket_timeout": timeout,
+        "socket_connect_timeout": timeout,
+        "retry": Retry(NoBackoff(), retries=1),
+        "max_connections": settings.redis_max_connections,
+    }
+    url = urlsplit(settings.redis_url)
+    nodes = [_host_port(node) for node in url.netloc.rpartition("@")[2].split(",") if node]
+    if url.scheme == "redis+sentinel":
+        service, _, db = url.path.strip("/").partition("/")
+        if not service:
+            raise ValueError("a redis+sentinel:// URL names the service: .../<service>[/<db>]")
+        sentinel = Sentinel(  # type: ignore[no-untyped-call]
+            nodes,
+            sentinel_kwargs={"socket_timeout": timeout, "socket_connect_timeout": timeout},
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+        )
+        del options["max_connections"]
+        master: Redis = sentinel.master_for(
+            service, db=int(db or 0), password=url.password, **options
+        )
+        return master
+    if url.scheme == "redis+cluster":
+        cluster = RedisCluster(
+            startup_nodes=[ClusterNode(host, port) for host, port in nodes],
+            password=url.password,
+            **options,
+        )
+        # Not a subclass of Redis, but it answers every command used here.
+        return cast(Redis, cluster)
+    return Redis.from_url(settings.redis_url, health_check_interval=30, **options)
+
+
+def _host_port(node: str) -> tuple[str, int]:
+    host, _, port = node.rpartition(":")
+    return (host or node, int(port)) if host else (node, 6379)
 
 
 def text(value: bytes | str) -> str:

@@ -112,10 +112,10 @@ class TestMode:
     # --- scenarios -----------------------------------------------------------
 
     def _specs(self, token_id: str) -> str:
-        return f"{self._keys.prefix}:test:scenarios:{token_id}"
+        return f"{self._keys.prefix}:test:{{{token_id}}}:scenarios"
 
     def _counts(self, token_id: str) -> str:
-        return f"{self._keys.prefix}:test:counts:{token_id}"
+        return f"{self._keys.prefix}:test:{{{token_id}}}:counts"
 
     async def add(self, scenario: Scenario) -> str:
         token_id = hash_token(scenario.token)

@@ -4,6 +4,7 @@ and the official a2a-sdk 0.3 client driving a running server."""
 from __future__ import annotations
 
 import asyncio
+import signal
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -144,3 +145,37 @@ async def test_official_sdk_client_send_get_cancel(
             assert raised.value.error.code == -32602
             assert raised.value.error.message == "Invalid state transition"
             await client.close()
+
+
+async def test_graceful_shutdown_finishes_in_flight_requests(
+    settings: Settings, plugin_site: Path, tmp_path: Path
+) -> None:
+    admin = "graceful-admin-token-0123456789"
+    env = {
+        "A2A_DATA_DIR": str(settings.data_dir),
+        "A2A_TEST_MODE": "1",
+        "A2A_ADMIN_TOKEN": admin,
+        "PYTHONPATH": str(plugin_site),
+    }
+    with server_process(env, tmp_path) as server:
+        async with httpx.AsyncClient(base_url=server.base_url, timeout=30) as http:
+            headers = {"Authorization": f"Bearer {admin}"}
+            token = (
+                await http.post("/_test/tokens", json={"plan": "pro"}, headers=headers)
+            ).json()["token"]
+            scenario = {"kind": "latency", "token": token, "latencyMs": 1500}
+            assert (await http.post("/_test/scenarios", json=scenario, headers=headers)).is_success
+            slow = asyncio.create_task(
+                http.post(
+                    "/api/v1/a2a",
+                    json=rpc_body("message/send", send_params("slow")),
+                    headers={"Authorization": f"Bearer {token}"},
+                )
+            )
+            await asyncio.sleep(0.5)  # let the request reach the server before stopping it
+            server.process.terminate()
+            response = await slow
+            assert response.status_code == 200
+            assert response.json()["result"]["status"]["state"] == "completed"
+            # uvicorn ends by re-raising the signal it handled, as a well-behaved child should
+            assert await asyncio.to_thread(server.process.wait, 20) in (0, -signal.SIGTERM)
