@@ -57,7 +57,12 @@ class ServerProcess:
 
 @contextlib.contextmanager
 def running_server(
-    env: dict[str, str], log_dir: Path, *, workers: int = 1, timeout: float = START_TIMEOUT
+    env: dict[str, str],
+    log_dir: Path,
+    *,
+    workers: int = 1,
+    timeout: float = START_TIMEOUT,
+    python: str = sys.executable,
 ) -> Iterator[ServerProcess]:
     """Start a server with these ``A2A_*`` settings; stop it on exit.
 
@@ -67,9 +72,12 @@ def running_server(
     log_path = log_dir / f"server-{port}.log"
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("A2A_")}
     full_env.update({"A2A_PUBLIC_URL": f"http://127.0.0.1:{port}", **env})
-    args = [sys.executable, "-m", "app", "serve", "--port", str(port), "--workers", str(workers)]
+    args = [python, "-m", "app", "serve", "--port", str(port), "--workers", str(workers)]
     with log_path.open("wb") as log:
-        process = subprocess.Popen(args, env=full_env, stdout=log, stderr=subprocess.STDOUT)
+        # In the log directory, so that no stray .env file of the caller applies.
+        process = subprocess.Popen(
+            args, env=full_env, stdout=log, stderr=subprocess.STDOUT, cwd=log_dir
+        )
     server = ServerProcess(port, process, log_path)
     try:
         _wait_ready(server, timeout)
