@@ -23,8 +23,8 @@ run: $(VENV)/.installed
 	A2A_DEV_MODE=1 $(BIN)/magisterium-a2a serve --host $(HOST) --port $(PORT)
 
 lint: $(VENV)/.installed-dev
-	$(BIN)/ruff check app skills tests
-	$(BIN)/ruff format --check app skills tests
+	$(BIN)/ruff check app skills tests bench examples
+	$(BIN)/ruff format --check app skills tests bench examples
 
 typecheck: $(VENV)/.installed-dev
 	$(BIN)/mypy --strict app skills

@@ -1,0 +1,392 @@
+"""Throughput and latency of this server against the stack's floors and the
+official A2A SDK server, in one sitting, interleaved.
+
+    .venv/bin/python -m bench.run [--rounds 3] [--duration 10] [--out bench/RESULTS.md]
+
+Each server runs as one uvicorn worker (uvloop + httptools) pinned to CPU 0;
+wrk (1 thread) runs on CPU 1 beside Redis. For every round, every
+configuration is measured at every concurrency (warm-up first); the table
+reports medians over rounds, the server's CPU time per request, and the
+ratios the production issue sets as goals. A second part compares
+``--workers 2`` with one worker, unpinned.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+TICKS = os.sysconf("SC_CLK_TCK")
+UVICORN = ["-m", "uvicorn", "--loop", "uvloop", "--http", "httptools", "--log-level", "warning"]
+
+
+@dataclass
+class Target:
+    name: str
+    label: str
+    command: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+    body: str = ""
+    needs_token: bool = False
+
+
+@dataclass
+class Sample:
+    rps: float
+    p50_ms: float
+    p99_ms: float
+    cpu_us: float
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU of a process and its children (uvicorn workers)."""
+    total = 0.0
+    pids = [pid]
+    with contextlib.suppress(FileNotFoundError):
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        pids += [int(child) for child in children]
+    for one in pids:
+        with contextlib.suppress(FileNotFoundError):
+            fields = Path(f"/proc/{one}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / TICKS
+    return total
+
+
+@contextlib.contextmanager
+def serving(target: Target, port: int, cpus: str | None) -> Iterator[subprocess.Popen[bytes]]:
+    command = [a.replace("{port}", str(port)) for a in target.command]
+    if cpus is not None:
+        command = ["taskset", "-c", cpus, *command]
+    env = {**os.environ, **target.env, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(
+        command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                httpx.post(f"http://127.0.0.1:{port}/api/v1/a2a", content=b"{}", timeout=1)
+                break
+            except httpx.HTTPError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"{target.name} did not start") from None
+                time.sleep(0.1)
+        yield process
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def wrk_script(body: str, token: str | None, directory: Path) -> Path:
+    script = directory / f"{uuid.uuid4().hex}.lua"
+    headers = ['wrk.headers["Content-Type"] = "application/json"']
+    if token:
+        headers.append(f'wrk.headers["Authorization"] = "Bearer {token}"')
+    script.write_text(
+        'wrk.method = "POST"\n' + "\n".join(headers) + f"\nwrk.body = [==[{body}]==]\n"
+    )
+    return script
+
+
+def run_wrk(url: str, script: Path, connections: int, seconds: float, cpus: str | None) -> str:
+    command = [
+        "wrk",
+        "-t1",
+        f"-c{connections}",
+        f"-d{max(1, round(seconds))}s",
+        "--latency",
+        "-s",
+        str(script),
+        url,
+    ]
+    if cpus is not None:
+        command = ["taskset", "-c", cpus, *command]
+    return subprocess.run(command, capture_output=True, text=True, check=True).stdout
+
+
+def parse_wrk(output: str) -> tuple[float, float, float, int, int]:
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))  # type: ignore[union-attr]
+
+    def percentile(p: str) -> float:
+        match = re.search(rf"\s{p}%\s+([\d.]+)(us|ms|s)\b", output)
+        assert match is not None, output
+        value, unit = float(match.group(1)), match.group(2)
+        return value / 1000 if unit == "us" else value * 1000 if unit == "s" else value
+
+    total = int(re.search(r"(\d+) requests in", output).group(1))  # type: ignore[union-attr]
+    non2xx = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", output)
+    return rps, percentile("50"), percentile("99"), total, int(non2xx.group(1)) if non2xx else 0
+
+
+def measure(
+    target: Target,
+    token: str | None,
+    concurrencies: list[int],
+    warmup: float,
+    duration: float,
+    directory: Path,
+    server_cpus: str | None,
+    client_cpus: str | None,
+) -> dict[int, Sample]:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/api/v1/a2a"
+    results: dict[int, Sample] = {}
+    with serving(target, port, server_cpus) as process:
+        body = target.body
+        if "{task_id}" in body:
+            created = httpx.post(
+                url,
+                content=SEND_BODY,
+                headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+            ).json()
+            body = body.replace("{task_id}", created["result"]["id"])
+        script = wrk_script(body, token if target.needs_token else None, directory)
+        for connections in concurrencies:
+            run_wrk(url, script, connections, warmup, client_cpus)
+            before = cpu_seconds(process.pid)
+            output = run_wrk(url, script, connections, duration, client_cpus)
+            used = cpu_seconds(process.pid) - before
+            rps, p50, p99, total, non2xx = parse_wrk(output)
+            if non2xx:
+                raise RuntimeError(f"{target.name} c={connections}: {non2xx} non-2xx answers")
+            results[connections] = Sample(rps, p50, p99, used / max(total, 1) * 1e6)
+    return results
+
+
+SEND_BODY = ""
+
+
+def targets(redis_url: str, skill: str, part: str, workers: int = 1) -> list[Target]:
+    global SEND_BODY
+    SEND_BODY = (
+        '{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user",'
+        '"kind":"message","messageId":"bench-1","parts":[' + part + "],"
+        '"metadata":{"skillId":"' + skill + '"}}}}'
+    )
+    ours_env = {
+        "A2A_REDIS_URL": redis_url,
+        "A2A_KEY_PREFIX": "bench",
+        "A2A_LIMIT_DEFAULT_PER_MINUTE": "1000000000",
+        "A2A_LIMIT_EXPENSIVE_PER_MINUTE": "1000000000",
+        "A2A_LOG_LEVEL": "warning",
+    }
+    ours = [PYTHON, "-m", "app", "serve", "--port", "{port}", "--workers", str(workers)]
+    uvicorn = [PYTHON, *UVICORN, "--port", "{port}"]
+    return [
+        Target("floor", "(1) bare FastAPI route", [*uvicorn, "bench.apps.floor:app"], body="{}"),
+        Target(
+            "sdk",
+            "(2) official a2a-sdk 0.3 server",
+            [*uvicorn, "bench.apps.sdk_server:app"],
+            body=SEND_BODY.replace(',"metadata":{"skillId":"' + skill + '"}', ""),
+        ),
+        Target(
+            "send",
+            f"(3) this server, message/send on {skill}",
+            ours,
+            ours_env,
+            SEND_BODY,
+            needs_token=True,
+        ),
+        Target(
+            "get",
+            "(3) this server, tasks/get",
+            ours,
+            ours_env,
+            '{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"id":"{task_id}"}}',
+            needs_token=True,
+        ),
+        Target(
+            "redis-floor",
+            "(4) bare route + one Redis SET EX",
+            [*uvicorn, "bench.apps.redis_floor:app"],
+            {"BENCH_REDIS_URL": redis_url},
+            "{}",
+        ),
+    ]
+
+
+def issue_token(redis_url: str) -> str:
+    env = {**os.environ, "A2A_REDIS_URL": redis_url, "A2A_KEY_PREFIX": "bench"}
+    out = subprocess.run(
+        [
+            PYTHON,
+            "-m",
+            "app",
+            "tokens",
+            "create",
+            "--user",
+            f"bench-{uuid.uuid4().hex[:8]}",
+            "--plan",
+            "pro",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return out.strip().splitlines()[-1]
+
+
+def median(samples: list[Sample]) -> Sample:
+    return Sample(
+        statistics.median(s.rps for s in samples),
+        statistics.median(s.p50_ms for s in samples),
+        statistics.median(s.p99_ms for s in samples),
+        statistics.median(s.cpu_us for s in samples),
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--duration", type=float, default=10.0)
+    parser.add_argument("--warmup", type=float, default=3.0)
+    parser.add_argument("--concurrency", default="1,16,64")
+    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/8")
+    parser.add_argument("--skill", default="document_fetch")
+    parser.add_argument("--part", default='{"kind":"data","data":{"id":"lumen-gentium"}}')
+    parser.add_argument("--only", default="", help="comma-separated target names")
+    parser.add_argument("--skip-workers", action="store_true")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "RESULTS.md")
+    args = parser.parse_args()
+    if shutil.which("wrk") is None:
+        sys.exit("wrk is not installed (Debian: apt-get install wrk)")
+    concurrencies = [int(c) for c in args.concurrency.split(",")]
+    token = issue_token(args.redis_url)
+    chosen = [
+        t
+        for t in targets(args.redis_url, args.skill, args.part)
+        if not args.only or t.name in args.only.split(",")
+    ]
+    collected: dict[str, dict[int, list[Sample]]] = {
+        t.name: {c: [] for c in concurrencies} for t in chosen
+    }
+    with tempfile.TemporaryDirectory() as scratch:
+        for round_no in range(1, args.rounds + 1):
+            for target in chosen:
+                results = measure(
+                    target,
+                    token,
+                    concurrencies,
+                    args.warmup,
+                    args.duration,
+                    Path(scratch),
+                    "0",
+                    "1",
+                )
+                for c, sample in results.items():
+                    collected[target.name][c].append(sample)
+                    print(
+                        f"round {round_no} {target.name:12} c={c:<3} {sample.rps:8.0f} req/s "
+                        f"p50 {sample.p50_ms:6.2f} ms p99 {sample.p99_ms:7.2f} ms "
+                        f"cpu {sample.cpu_us:6.0f} us/req",
+                        flush=True,
+                    )
+        workers: dict[int, list[float]] = {1: [], 2: []}
+        if not args.skip_workers:
+            for round_no in range(1, args.rounds + 1):
+                for count in (1, 2):
+                    target = targets(args.redis_url, args.skill, args.part, count)[2]
+                    result = measure(
+                        target, token, [64], args.warmup, args.duration, Path(scratch), None, None
+                    )
+                    workers[count].append(result[64].rps)
+                    print(
+                        f"round {round_no} workers={count} c=64 {result[64].rps:8.0f} req/s",
+                        flush=True,
+                    )
+    write_report(args, chosen, collected, concurrencies, workers)
+
+
+def write_report(
+    args: argparse.Namespace,
+    chosen: list[Target],
+    collected: dict[str, dict[int, list[Sample]]],
+    concurrencies: list[int],
+    workers: dict[int, list[float]],
+) -> None:
+    medians = {
+        name: {c: median(s) for c, s in by_c.items() if s} for name, by_c in collected.items()
+    }
+    lines = [
+        "# Benchmark results",
+        "",
+        f"Run on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by `python -m bench.run "
+        f"--rounds {args.rounds} --duration {args.duration:g}` on {os.cpu_count()} CPUs: "
+        "each server one uvicorn worker (uvloop, httptools) pinned to CPU 0, wrk 4.1 "
+        "(1 thread) and Redis on CPU 1; "
+        f"{args.warmup:g} s warm-up and {args.duration:g} s measured per point; "
+        f"medians of {args.rounds} interleaved rounds. `message/send` goes to "
+        f"`{args.skill}` with auth, rate limiting (limits raised) and Redis on.",
+        "",
+        "| configuration | "
+        + " | ".join(f"req/s c={c}" for c in concurrencies)
+        + " | p50 / p99 ms c=16 | server CPU µs/req c=16 |",
+        "| --- | " + " | ".join("---:" for _ in concurrencies) + " | ---: | ---: |",
+    ]
+    for target in chosen:
+        m = medians[target.name]
+        c16 = m.get(16)
+        lines.append(
+            f"| {target.label} | "
+            + " | ".join(f"{m[c].rps:,.0f}" for c in concurrencies)
+            + (f" | {c16.p50_ms:.1f} / {c16.p99_ms:.1f} | {c16.cpu_us:,.0f} |" if c16 else " | | |")
+        )
+    lines += ["", "Ratios (median req/s, same concurrency):", ""]
+    for ours in ("send", "get"):
+        if ours not in medians:
+            continue
+        for base, what in (
+            ("floor", "floor (1)"),
+            ("sdk", "SDK server (2)"),
+            ("redis-floor", "Redis floor (4)"),
+        ):
+            if base in medians:
+                ratios = ", ".join(
+                    f"c={c}: {medians[ours][c].rps / medians[base][c].rps:.2f}"
+                    for c in concurrencies
+                )
+                lines.append(f"- `{ours}` / {what}: {ratios}")
+    if workers[1] and workers[2]:
+        one, two = statistics.median(workers[1]), statistics.median(workers[2])
+        lines += [
+            "",
+            f"`--workers 2` against one worker (unpinned, c=64, message/send): "
+            f"{two:,.0f} / {one:,.0f} req/s = {two / one:.2f} times.",
+        ]
+    args.out.write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
