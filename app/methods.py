@@ -138,8 +138,13 @@ class A2AMethods:
         return await self._run(skill, incoming, context)
 
     async def get(self, principal: Principal, params: TaskQueryParams) -> Result:
+        if params.history_length is None:
+            payload = await self._store.get_json(principal.user_id, params.id, principal.token_id)
+            if payload is None:
+                raise TaskNotFound(data={"id": params.id})
+            return Result(payload)
         task = await self._owned(principal, params.id)
-        if params.history_length is not None and task.history is not None:
+        if task.history is not None:
             keep = params.history_length
             task = task.model_copy(update={"history": task.history[-keep:] if keep else []})
         return Result(task.to_json())

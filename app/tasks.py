@@ -2,9 +2,10 @@
 
 A task is written once, in its terminal state, with the configured TTL, under
 a key namespaced by its owner, so another user cannot read it even with its
-id. Each record also carries its logical expiry time, checked against the
-injected clock: Redis' TTL reclaims the memory, the clock decides visibility,
-so tests and the test mode can cross a TTL without waiting for it.
+id. Each record is ``<expiry time>\n<task JSON>``: the expiry is checked
+against the injected clock (Redis' TTL reclaims the memory, the clock decides
+visibility, so tests and the test mode can cross a TTL without waiting), and
+the JSON is served as stored, with no parsing, when it is returned whole.
 
 A write may carry a rate-limit ``Admission``: then the bucket check, the
 token's revocation check and the write happen in one atomic script, one
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-import orjson
 from redis.asyncio import Redis
 
 from app.auth import NO_TOKEN_ID
@@ -61,11 +61,16 @@ class TaskStore(ABC):
         """
 
     @abstractmethod
-    async def get(self, owner: str, task_id: str, token_id: str = NO_TOKEN_ID) -> Task | None:
-        """The owner's task, or None when unknown, expired or someone else's.
+    async def get_json(self, owner: str, task_id: str, token_id: str = NO_TOKEN_ID) -> bytes | None:
+        """The owner's task as stored JSON, or None when unknown, expired or someone else's.
 
         Raises Unauthorized if ``token_id`` was revoked (checked in the same round trip).
         """
+
+    async def get(self, owner: str, task_id: str, token_id: str = NO_TOKEN_ID) -> Task | None:
+        """The same, as a model."""
+        payload = await self.get_json(owner, task_id, token_id)
+        return None if payload is None else Task.model_validate_json(payload)
 
     @abstractmethod
     async def context_tasks(self, owner: str, context_id: str) -> list[Task]:
@@ -112,16 +117,16 @@ class RedisTaskStore(TaskStore):
     def _record(self, task: Task) -> tuple[bytes, bytes]:
         """The task's JSON, and the stored record: the JSON with its expiry time."""
         payload = task.to_json()
-        return payload, b'{"expiresAt":%.3f,"task":%b}' % (self._clock.now() + self._ttl, payload)
+        return payload, b"%.3f\n%b" % (self._clock.now() + self._ttl, payload)
 
-    async def get(self, owner: str, task_id: str, token_id: str = NO_TOKEN_ID) -> Task | None:
+    async def get_json(self, owner: str, task_id: str, token_id: str = NO_TOKEN_ID) -> bytes | None:
         async with self._redis.pipeline(transaction=False) as pipe:
             pipe.exists(self._keys.revoked(owner, token_id))
             pipe.get(self._keys.task(owner, task_id))
             revoked, raw = await pipe.execute()
         if revoked:
             raise Unauthorized(data={"reason": "token revoked"})
-        return self._decode(raw)
+        return self._live(raw)
 
     async def context_tasks(self, owner: str, context_id: str) -> list[Task]:
         ids = await self._redis.lrange(self._keys.context(owner, context_id), 0, -1)
@@ -129,15 +134,18 @@ class RedisTaskStore(TaskStore):
             return []
         unique = dict.fromkeys(map(text, ids))
         records = await self._redis.mget([self._keys.task(owner, task_id) for task_id in unique])
-        return [task for raw in records if (task := self._decode(raw)) is not None]
+        return [
+            Task.model_validate_json(payload)
+            for raw in records
+            if (payload := self._live(raw)) is not None
+        ]
 
     async def ping(self) -> bool:
         return bool(await self._redis.ping())
 
-    def _decode(self, raw: bytes | str | None) -> Task | None:
+    def _live(self, raw: bytes | str | None) -> bytes | None:
+        """The task JSON of a record that has not expired by the clock."""
         if raw is None:
             return None
-        record = orjson.loads(raw)
-        if record["expiresAt"] <= self._clock.now():
-            return None
-        return Task.model_validate(record["task"])
+        expires, _, payload = (raw.encode() if isinstance(raw, str) else raw).partition(b"\n")
+        return payload if float(expires) > self._clock.now() else None

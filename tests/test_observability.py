@@ -68,7 +68,7 @@ async def test_store_errors_are_counted(h: Harness) -> None:
         raise RedisConnectionError("gone")
 
     token = await h.token()
-    h.runtime.store.get = down  # type: ignore[method-assign]
+    h.runtime.store.get_json = down  # type: ignore[method-assign]
     assert (await h.call("tasks/get", {"id": "x"}, token)).json()["error"]["code"] == -32603
     m = samples((await h.client.get("/metrics")).text)
     assert count(m, "a2a_store_errors_total") == 1
