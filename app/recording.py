@@ -14,14 +14,18 @@ from typing import Any
 
 import orjson
 
+from app.errors import ParseError
+from app.rpc import parse_body
+
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 _SECRET_HEADERS = frozenset({"authorization", "cookie", "proxy-authorization"})
 
 
 def _body(raw: bytes) -> Any:
+    """The body as the endpoint parsed it; what it could not parse, as text."""
     try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
+        return parse_body(raw)
+    except ParseError:
         return raw.decode("utf-8", errors="replace")
 
 

@@ -45,12 +45,46 @@ class RPCResponse:
     headers: dict[str, str]
 
 
+MAX_DEPTH = 128
+"""The deepest nesting of arrays and objects a body may have. orjson parses up
+to 1,024 levels, but the serializers that store, echo and record what a client
+sent stop at about 255 (pydantic-core and orjson alike): a body that parses
+must never fail there, after its skill ran. 128 leaves room for the levels a
+task, a response and a recording add around the client's own data."""
+
+
 def parse_body(body: bytes) -> Any:
-    """Strict JSON: UTF-8 only, no NaN or Infinity, nesting capped by orjson."""
+    """Strict JSON: UTF-8 only, no NaN or Infinity, at most ``MAX_DEPTH`` levels."""
     try:
-        return orjson.loads(body)
+        payload = orjson.loads(body)
     except orjson.JSONDecodeError as exc:
         raise ParseError(data={"reason": str(exc)}) from None
+    # Every level needs a bracket: counting them (at C speed) spares nearly
+    # every body the walk.
+    if body.count(b"[") + body.count(b"{") > MAX_DEPTH and _deeper_than(payload, MAX_DEPTH):
+        raise ParseError(data={"reason": f"nested deeper than {MAX_DEPTH} levels"})
+    return payload
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether arrays and objects in ``value`` nest more than ``limit`` levels.
+
+    Level by level, without recursion; about 45 ms for a 100,000-part message.
+    """
+    level = [value] if isinstance(value, dict | list) else []
+    depth = 0
+    while level:
+        depth += 1
+        if depth > limit:
+            return True
+        below: list[Any] = []
+        add = below.append
+        for node in level:
+            for child in node.values() if type(node) is dict else node:
+                if isinstance(child, dict | list):
+                    add(child)
+        level = below
+    return False
 
 
 def request_id_of(obj: Any) -> str | int | None:

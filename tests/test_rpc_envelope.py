@@ -59,6 +59,39 @@ async def test_parse_error_is_32700_with_null_id(h: Harness, raw: bytes) -> None
     assert body["error"]["message"] == "Parse error"
 
 
+def data_nested(depth: int) -> dict[str, Any]:
+    """A message/send whose one data part nests ``depth`` objects."""
+    data: Any = 1
+    for _ in range(depth):
+        data = {"n": data}
+    return send_params(parts=[{"kind": "data", "data": data}])
+
+
+# The data part's first object sits 6 levels into the body (envelope, params,
+# message, parts, part, data), so 123 objects make a body exactly 128 deep.
+async def test_body_nested_to_the_limit_is_stored_and_echoed(h: Harness) -> None:
+    token = await h.token()
+    sent = data_nested(123)
+    response = await h.call("message/send", sent, token)
+    task = response.json()["result"]
+    assert task["artifacts"][0]["parts"] == sent["message"]["parts"]
+    fetched = await h.call("tasks/get", {"id": task["id"]}, token)
+    assert fetched.json()["result"] == task
+
+
+@pytest.mark.parametrize("depth", [124, 300, 700])
+async def test_body_nested_past_the_limit_is_a_parse_error(h: Harness, depth: int) -> None:
+    """Deep enough to parse, too deep to store: refused before any skill runs."""
+    token = await h.token()
+    response = await h.call("message/send", data_nested(depth), token)
+    assert response.status_code == 200
+    body = error_of(response)
+    assert body["id"] is None
+    assert body["error"]["code"] == -32700
+    assert body["error"]["data"] == {"reason": "nested deeper than 128 levels"}
+    assert (await h.send(token)).status_code == 200
+
+
 @pytest.mark.parametrize(
     ("request_body", "echo"),
     [

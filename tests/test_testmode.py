@@ -286,3 +286,17 @@ async def test_recording_writes_pairs_without_tokens(tmp_path: Path, settings: S
     assert pair["response"]["status"] == 200
     assert pair["response"]["body"]["result"]["kind"] == "task"
     assert "mag_" not in "".join(f.read_text() for f in files)
+
+
+async def test_recording_keeps_an_unparsable_body_as_text(
+    tmp_path: Path, settings: Settings
+) -> None:
+    record = tmp_path / "rec"
+    deep = b'{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":' + b"[" * 300 + b"]" * 300
+    async with harness(with_test_mode(settings, record_dir=record)) as h:
+        response = await h.post(deep + b"}", await h.token())
+        assert response.json()["error"]["code"] == -32700
+        assert (await h.post(b"\xff", await h.token())).json()["error"]["code"] == -32700
+    pairs = [json.loads(f.read_text()) for f in sorted(record.glob("*.json"))]
+    assert [p["request"]["body"] for p in pairs] == [(deep + b"}").decode(), "\ufffd"]
+    assert [p["response"]["body"]["error"]["code"] for p in pairs] == [-32700, -32700]
