@@ -60,9 +60,7 @@ class CatalogueEntry(BaseModel):
 
 def _files() -> list[Traversable]:
     folder = resources.files("skills.data").joinpath("catalogue")
-    return sorted(
-        (f for f in folder.iterdir() if f.name.endswith(".yaml")), key=lambda f: f.name
-    )
+    return sorted((f for f in folder.iterdir() if f.name.endswith(".yaml")), key=lambda f: f.name)
 
 
 def catalogue_hash() -> str:

@@ -42,7 +42,9 @@ def _vectors(payload: Any, expected: int) -> Vector:
         rows = [item["embedding"] for item in items]
         matrix = np.asarray(rows, dtype=np.float32)
     except (KeyError, TypeError, ValueError) as exc:
-        raise EmbeddingsError(f"the embeddings endpoint answered an unexpected shape ({exc})")
+        raise EmbeddingsError(
+            f"the embeddings endpoint answered an unexpected shape ({exc})"
+        ) from None
     if matrix.ndim != 2 or matrix.shape[0] != expected or matrix.shape[1] == 0:
         raise EmbeddingsError(
             f"the embeddings endpoint returned {matrix.shape[0] if matrix.ndim else 0} "
@@ -97,7 +99,9 @@ class EmbeddingsClient:
         try:
             return response.json()
         except ValueError as exc:
-            raise EmbeddingsError(f"the embeddings endpoint answered invalid JSON ({exc})")
+            raise EmbeddingsError(
+                f"the embeddings endpoint answered invalid JSON ({exc})"
+            ) from None
 
     def embed(self, texts: Sequence[str]) -> Iterator[Vector]:
         """Embed many texts, one batch at a time (for ingestion); yields per batch."""

@@ -22,7 +22,11 @@ from skills.knowledge.model import Document
 TARGET_WORDS = 160
 MAX_WORDS = 320
 _PARAGRAPHS = re.compile(r"\n\s*\n")
-_SENTENCE_END = re.compile(r"(?<=[.!?;:])[\"'”’)\]]*\s+(?=[\"'“‘(\[]*[A-Z0-9])")
+# A sentence ends at . ! ? ; or : (then closing quotes or brackets, straight or
+# curly) before a space and an upper-case letter or digit.
+_SENTENCE_END = re.compile(
+    "(?:(?<=[.!?;:])|(?<=[.!?;:][\"'\u201d\u2019)\\]]))\\s+(?=[\"'\u201c\u2018(\\[]*[A-Z0-9])"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,9 +96,7 @@ def _split_long(paragraph: str) -> list[str]:
             current, words = [], 0
         if size > MAX_WORDS:
             tokens = sentence.split()
-            out.extend(
-                " ".join(tokens[i : i + TARGET_WORDS]) for i in range(0, size, TARGET_WORDS)
-            )
+            out.extend(" ".join(tokens[i : i + TARGET_WORDS]) for i in range(0, size, TARGET_WORDS))
             continue
         current.append(sentence)
         words += size

@@ -178,7 +178,9 @@ class KnowledgeBase:
 
     # -- searching -----------------------------------------------------------------
 
-    async def _ranked(self, query: str, candidates: int, kind: str | None) -> list[tuple[int, float]]:
+    async def _ranked(
+        self, query: str, candidates: int, kind: str | None
+    ) -> list[tuple[int, float]]:
         self._refresh()
         lexical = self.store.index.search(query, candidates, kind)
         if self.embedder is None or self._vectors is None:
@@ -207,9 +209,9 @@ class KnowledgeBase:
             doc_id = owners.get(pid)
             if doc_id is None:
                 continue
-            picks = chosen.setdefault(doc_id, []) if (
-                doc_id in chosen or len(chosen) < limit
-            ) else None
+            picks = (
+                chosen.setdefault(doc_id, []) if (doc_id in chosen or len(chosen) < limit) else None
+            )
             if picks is not None and len(picks) < per_document:
                 picks.append((pid, score))
         flat = [pair for picks in chosen.values() for pair in picks]

@@ -368,7 +368,11 @@ class Writer:
                 )
             entries.append(
                 IndexEntry(
-                    pid, document.id, document.kind.value, document.title, part.heading or "",
+                    pid,
+                    document.id,
+                    document.kind.value,
+                    document.title,
+                    part.heading or "",
                     part.text,
                 )
             )

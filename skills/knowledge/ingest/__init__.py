@@ -53,9 +53,7 @@ SUPPORTED_SUFFIXES: tuple[str, ...] = (
 )
 
 
-def discover(
-    paths: Iterable[Path], include: str | None = None
-) -> tuple[list[Path], list[Path]]:
+def discover(paths: Iterable[Path], include: str | None = None) -> tuple[list[Path], list[Path]]:
     """(supported files, skipped files) under the given files and directories.
 
     Hidden files and directories are ignored, and with ``include`` (a glob such

@@ -101,9 +101,7 @@ def build_document(
             year=_year(meta.get("year", meta.get("date")), path),
             kind=_kind(meta, defaults, path),
             genre=_text(meta.get("genre", meta.get("type"))),
-            language=_text(meta.get("language", meta.get("lang")))
-            or defaults.language
-            or "en",
+            language=_text(meta.get("language", meta.get("lang"))) or defaults.language or "en",
             sections=sections,
             source=str(path),
         )

@@ -66,7 +66,9 @@ def _question(path: Path, data: dict[str, Any], defaults: Defaults) -> Document:
         cited, slug, year = PARTS[str(data["part"])]
         title = " ".join(str(data["title"]).split())
     except (KeyError, TypeError, ValueError):
-        raise IngestError(path, "a Summa question needs an integer id, a known part and a title")
+        raise IngestError(
+            path, "a Summa question needs an integer id, a known part and a title"
+        ) from None
     ref = f"{TITLE} {cited} q.{number}"
     sections: list[Section] = []
     outer = data.get("outer") or {}
