@@ -21,7 +21,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from app.cli.common import err, load_settings
+from app.cli.common import load_settings
 from app.config import Settings
 from skills.knowledge.embeddings import EmbeddingsClient, EmbeddingsError
 from skills.knowledge.ingest import Defaults, IngestError
@@ -35,7 +35,9 @@ from skills.knowledge.store import Store, StoreError
 knowledge_cli = typer.Typer()
 documents_cli = typer.Typer(help="List, show, delete and embed stored documents.")
 knowledge_cli.add_typer(documents_cli, name="documents", no_args_is_help=True)
-out = Console()
+# Paths and ids must not be broken across lines: no wrapping.
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
 
 
 def _bar(console: Console) -> Progress:
@@ -121,6 +123,11 @@ def _summary(report: IngestReport) -> None:
         f"{report.seconds:.1f} s: {len(report.added)} added, {len(report.replaced)} replaced, "
         f"{len(report.unchanged)} unchanged; {report.passages} passages written"
         + (f", {report.embedded} embedded" if report.embedded else "")
+        + (
+            f"; {len(report.superseded)} catalogue entries now have their full text"
+            if report.superseded
+            else ""
+        )
         + (f"; {len(report.errors)} files failed" if report.errors else "")
         + "."
     )

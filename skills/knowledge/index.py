@@ -161,6 +161,7 @@ class IndexWriter:
     def __init__(self, index: PassageIndex) -> None:
         self._schema = index._schema
         self._writer = index._index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=1)
+        self._finished = False
 
     def delete_document(self, document_id: str) -> None:
         self._writer.delete_documents_by_term("doc_id", document_id)
@@ -181,9 +182,15 @@ class IndexWriter:
 
     def commit(self) -> int:
         opstamp = int(self._writer.commit())
+        self._finished = True
         self._writer.wait_merging_threads()
         return opstamp
 
     def rollback(self) -> None:
+        """Drop uncommitted changes; nothing to do once committed (the store
+        detects an index ahead of SQLite by its opstamp)."""
+        if self._finished:
+            return
+        self._finished = True
         self._writer.rollback()
         self._writer.wait_merging_threads()

@@ -19,7 +19,7 @@ from skills.base import Settings
 from skills.knowledge.embeddings import EmbeddingsClient, to_blob
 from skills.knowledge.ingest import Defaults, IngestError, discover, read_file
 from skills.knowledge.library import knowledge_dir, prepare
-from skills.knowledge.model import Document
+from skills.knowledge.model import Document, Origin
 from skills.knowledge.passages import PassageText, split_document
 from skills.knowledge.store import Store
 
@@ -31,6 +31,8 @@ class IngestReport:
     added: list[str] = field(default_factory=list)
     replaced: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
+    superseded: list[str] = field(default_factory=list)
+    """Catalogue entries replaced by their full text (also counted in ``added``)."""
     passages: int = 0
     embedded: int = 0
     errors: list[IngestError] = field(default_factory=list)
@@ -82,6 +84,11 @@ def ingest(
             report.errors.append(exc)
             progress.file_done(path)
             continue
+        except Exception as exc:
+            # A parser library failing on a malformed file must not end the run.
+            report.errors.append(IngestError(path, f"cannot be read ({type(exc).__name__}: {exc})"))
+            progress.file_done(path)
+            continue
         for document in documents:
             earlier = read.get(document.id)
             if earlier is not None and earlier.content_hash() != document.content_hash():
@@ -106,7 +113,10 @@ def ingest(
             if stored is not None and stored[0] == document.content_hash():
                 report.unchanged.append(document.id)
                 continue
-            pending.append(_Pending(document, split_document(document), stored is not None))
+            replaces = stored is not None and stored[1] is Origin.INGEST
+            pending.append(_Pending(document, split_document(document), replaces))
+            if stored is not None and not replaces:
+                report.superseded.append(document.id)
 
         vectors: list[list[bytes]] | None = None
         if embedder is not None and pending:

@@ -4,6 +4,7 @@ the document model, with the operator's defaults for what a file leaves out."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,18 +52,22 @@ def _author(meta: dict[str, Any]) -> str | None:
     return _text(value)
 
 
+_YEAR = re.compile(r"^(-?\d{1,4})(?:-\d{1,2}(?:-\d{1,2})?)?$")
+
+
 def _year(value: Any, path: Path) -> int | None:
     if value is None or value == "":
         return None
+    if isinstance(value, bool):
+        raise IngestError(path, f"year {value!r} is not a year")
+    if isinstance(value, int):
+        return value
     if isinstance(value, dt.date):
         return value.year
-    text = str(value).strip()
-    head = text[:4]
-    if head.isdigit() and (len(text) == 4 or not text[4].isdigit()):
-        return int(head)
-    if text.isdigit() or (text.startswith("-") and text[1:].isdigit()):
-        return int(text)
-    raise IngestError(path, f"year {value!r} is not a year")
+    match = _YEAR.match(str(value).strip())
+    if match is None:
+        raise IngestError(path, f"year {value!r} is not a year")
+    return int(match.group(1))
 
 
 def _kind(meta: dict[str, Any], defaults: Defaults, path: Path) -> DocumentKind:
