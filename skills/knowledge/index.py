@@ -22,7 +22,11 @@ from pathlib import Path
 import tantivy
 
 ANALYZER = "kb_en"
-FIELD_BOOSTS: dict[str, float] = {"title": 2.5, "heading": 1.5, "text": 1.0}
+FIELD_BOOSTS: dict[str, float] = {"title": 1.0, "heading": 1.0, "text": 1.0}
+# A passage whose document title holds every word of the query ("Rerum Novarum",
+# "Epistle LXVI") gets this extra weight; a partial title match gets none, so
+# long titles full of common words do not crowd the results.
+TITLE_MATCH_BOOST = 2.0
 # Words that carry no topic in a question; the analyser drops them on both sides.
 QUESTION_WORDS = [
     "about",
@@ -140,6 +144,15 @@ class PassageIndex:
                 if boost != 1.0:
                     q = tantivy.Query.boost_query(q, boost)
                 should.append((tantivy.Occur.Should, q))
+        title_all = tantivy.Query.boolean_query(
+            [
+                (tantivy.Occur.Must, tantivy.Query.term_query(self._schema, "title", term))
+                for term in terms
+            ]
+        )
+        should.append(
+            (tantivy.Occur.Should, tantivy.Query.boost_query(title_all, TITLE_MATCH_BOOST))
+        )
         query_obj = tantivy.Query.boolean_query(should)
         if kind is not None:
             kind_q = tantivy.Query.term_query(self._schema, "kind", kind)

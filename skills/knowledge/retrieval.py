@@ -45,6 +45,7 @@ from skills.knowledge.store import Store, StoredPassage
 
 log = logging.getLogger(__name__)
 RRF_K = 60
+MAX_CANDIDATES = 4096
 SHARED_NAME = "knowledge"
 _FETCH_CACHE = 256
 
@@ -202,8 +203,19 @@ class KnowledgeBase:
     async def search_documents(
         self, query: str, *, limit: int = 10, kind: str | None = None, per_document: int = 1
     ) -> list[DocumentHit]:
-        ranked = await self._ranked(query, min(max(limit * 8, 64), 1000), kind)
-        owners = self.store.passage_owners([pid for pid, _ in ranked])
+        candidates = max(limit * 8, 64)
+        while True:
+            ranked = await self._ranked(query, candidates, kind)
+            owners = self.store.passage_owners([pid for pid, _ in ranked])
+            # One long document can fill every candidate slot: widen the net
+            # until there are enough distinct documents or no more passages.
+            if (
+                len(set(owners.values())) >= limit
+                or len(ranked) < candidates
+                or candidates >= MAX_CANDIDATES
+            ):
+                break
+            candidates *= 4
         chosen: OrderedDict[str, list[tuple[int, float]]] = OrderedDict()
         for pid, score in ranked:
             doc_id = owners.get(pid)
