@@ -31,10 +31,11 @@ def run_cli(settings: Settings, *args: str, env: dict[str, str] | None = None) -
 
 async def search(h: Harness, token: str, query: str | dict[str, Any]) -> dict[str, Any]:
     """The task of one document_search call."""
-    if isinstance(query, str):
-        parts = [{"kind": "text", "text": query}]
-    else:
-        parts = [{"kind": "data", "data": query}]
+    parts: list[dict[str, Any]] = (
+        [{"kind": "text", "text": query}]
+        if isinstance(query, str)
+        else [{"kind": "data", "data": query}]
+    )
     response = await h.send(token, skill="document_search", parts=parts)
     assert response.status_code == 200, response.text
     task: dict[str, Any] = response.json()["result"]

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -223,4 +222,3 @@ async def test_search_and_fetch_over_the_ingested_sets(refdata_settings: Setting
         assert "Article 3. Whether God exists?" in body["text"]
         letter = await fetch(h, token, [{"kind": "text", "text": "epistle-66"}])
         assert letter["artifacts"][0]["parts"][1]["data"]["ref"] is None
-        assert Path(refdata_settings.data_dir).exists()
