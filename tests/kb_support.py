@@ -69,8 +69,8 @@ CONCEPTS: list[set[str]] = [
 DIMS = 48
 
 
-def fake_embedding(text: str) -> list[float]:
-    vector = [0.0] * DIMS
+def fake_embedding(text: str, dims: int = DIMS) -> list[float]:
+    vector = [0.0] * dims
     for word in re.findall(r"[a-z]+", text.lower()):
         for i, concept in enumerate(CONCEPTS):
             if word in concept:
@@ -78,7 +78,7 @@ def fake_embedding(text: str) -> list[float]:
                 break
         else:
             slot = len(CONCEPTS) + int(hashlib.md5(word.encode()).hexdigest(), 16) % (
-                DIMS - len(CONCEPTS)
+                dims - len(CONCEPTS)
             )
             vector[slot] += 0.2
     return vector
@@ -87,8 +87,9 @@ def fake_embedding(text: str) -> list[float]:
 class FakeEmbeddings:
     """A real HTTP server speaking POST /v1/embeddings, in a thread."""
 
-    def __init__(self) -> None:
-        self.port = free_port()
+    def __init__(self, dims: int = DIMS, port: int | None = None) -> None:
+        self.port = port or free_port()
+        self.dims = dims
         self.requests: list[dict[str, Any]] = []
         self.fail = False
         fake = self
@@ -105,7 +106,11 @@ class FakeEmbeddings:
                     return
                 inputs = body["input"]
                 data = [
-                    {"object": "embedding", "index": i, "embedding": fake_embedding(text)}
+                    {
+                        "object": "embedding",
+                        "index": i,
+                        "embedding": fake_embedding(text, fake.dims),
+                    }
                     for i, text in enumerate(inputs)
                 ]
                 payload = json.dumps({"object": "list", "data": data, "model": body["model"]})
@@ -126,8 +131,8 @@ class FakeEmbeddings:
 
 
 @contextlib.contextmanager
-def fake_embeddings() -> Iterator[FakeEmbeddings]:
-    fake = FakeEmbeddings()
+def fake_embeddings(dims: int = DIMS) -> Iterator[FakeEmbeddings]:
+    fake = FakeEmbeddings(dims)
     thread = threading.Thread(target=fake.server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -173,9 +173,9 @@ def test_documents_embed_fills_in_missing_vectors_and_doctor_says_hybrid(
 
 
 def test_reciprocal_rank_fusion() -> None:
-    bm25 = [(1, 9.0), (2, 5.0), (3, 1.0)]
-    dense = [(3, 0.9), (4, 0.8), (1, 0.1)]
+    bm25 = [(1, 9.0, 10), (2, 5.0, 20), (3, 1.0, 30)]
+    dense = [(3, 0.9, 30), (4, 0.8, 40), (1, 0.1, 10)]
     fused = fuse([bm25, dense])
-    assert [pid for pid, _ in fused] == [1, 3, 2, 4]
+    assert [(pid, key) for pid, _, key in fused] == [(1, 10), (3, 30), (2, 20), (4, 40)]
     assert fused[0][1] == pytest.approx(1 / 61 + 1 / 63)
     assert fuse([[], []]) == []

@@ -231,7 +231,7 @@ def test_idempotent_reingest_and_changed_file_replaces(settings: Settings, tmp_p
     store = store_of(settings)
     assert store.stats().passages == before.passages
     assert store.stats().documents == before.documents
-    [hit] = [p for p, _ in store.index.search("Quillon", 10)]
+    [hit] = [p for p, _, _ in store.index.search("Quillon", 10)]
     assert store.index.search("Zyphra", 10) == []
     assert store.passages([hit])[hit].document_id == "rerum-novarum"
     store.close()

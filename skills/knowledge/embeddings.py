@@ -13,6 +13,7 @@ searched, and a failing endpoint degrades that search to BM25 alone.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,8 +21,10 @@ from typing import Any
 import httpx
 import numpy as np
 import numpy.typing as npt
+from threadpoolctl import ThreadpoolController
 
 from skills.base import Settings
+from skills.knowledge.index import Ranked, document_key
 
 Vector = npt.NDArray[np.float32]
 
@@ -134,6 +137,11 @@ class EmbeddingsClient:
             self._async = None
 
 
+@functools.cache
+def _blas() -> ThreadpoolController:
+    return ThreadpoolController()
+
+
 def to_blob(vector: Vector) -> bytes:
     return vector.astype("<f4").tobytes()
 
@@ -147,19 +155,22 @@ class VectorIndex:
     """
 
     ids: npt.NDArray[np.int64]
+    keys: npt.NDArray[np.int64]
     kinds: npt.NDArray[np.str_]
     matrix: Vector
 
     @classmethod
-    def load(cls, rows: Sequence[tuple[int, str, bytes]]) -> VectorIndex | None:
+    def load(cls, rows: Sequence[tuple[int, str, str, bytes]]) -> VectorIndex | None:
+        """From (passage id, document id, kind, vector) rows; None when there are none."""
         if not rows:
             return None
-        dims = len(rows[0][2]) // 4
-        usable = [r for r in rows if len(r[2]) == dims * 4]
+        dims = len(rows[0][3]) // 4
+        usable = [r for r in rows if len(r[3]) == dims * 4]
         ids = np.fromiter((r[0] for r in usable), dtype=np.int64, count=len(usable))
-        kinds = np.array([r[1] for r in usable])
-        matrix = np.frombuffer(b"".join(r[2] for r in usable), dtype="<f4").reshape(-1, dims)
-        return cls(ids, kinds, matrix.astype(np.float32))
+        keys = np.fromiter((document_key(r[1]) for r in usable), dtype=np.int64, count=len(usable))
+        kinds = np.array([r[2] for r in usable])
+        matrix = np.frombuffer(b"".join(r[3] for r in usable), dtype="<f4").reshape(-1, dims)
+        return cls(ids, keys, kinds, matrix.astype(np.float32))
 
     @property
     def dims(self) -> int:
@@ -168,12 +179,16 @@ class VectorIndex:
     def __len__(self) -> int:
         return int(self.ids.shape[0])
 
-    def search(self, query: Vector, limit: int, kind: str | None = None) -> list[tuple[int, float]]:
+    def search(self, query: Vector, limit: int, kind: str | None = None) -> Ranked:
+        """(passage id, cosine similarity, document key), best first."""
         if query.shape[0] != self.dims:
             raise EmbeddingsError(
                 f"the query vector has {query.shape[0]} dimensions, the stored ones {self.dims}"
             )
-        scores = self.matrix @ query
+        # One BLAS thread: this product is memory-bound, and OpenBLAS's own
+        # threads (spinning between calls) only contend with the server's.
+        with _blas().limit(limits=1, user_api="blas"):
+            scores = self.matrix @ query
         if kind is not None:
             scores = np.where(self.kinds == kind, scores, -np.inf)
         k = min(limit, len(scores))
@@ -181,10 +196,12 @@ class VectorIndex:
             return []
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top])]
-        return [(int(self.ids[i]), float(scores[i])) for i in top if np.isfinite(scores[i])]
+        return [
+            (int(self.ids[i]), float(scores[i]), int(self.keys[i]))
+            for i in top
+            if np.isfinite(scores[i])
+        ]
 
-    async def search_async(
-        self, query: Vector, limit: int, kind: str | None = None
-    ) -> list[tuple[int, float]]:
+    async def search_async(self, query: Vector, limit: int, kind: str | None = None) -> Ranked:
         """``search`` off the event loop (numpy releases the GIL for the product)."""
         return await asyncio.to_thread(self.search, query, limit, kind)

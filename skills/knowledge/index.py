@@ -14,6 +14,7 @@ is the source of truth; this index can always be rebuilt from it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -62,6 +63,18 @@ QUESTION_WORDS = [
     "you",
 ]
 WRITER_HEAP_BYTES = 128_000_000
+# Bump when the schema or the analyser changes: the store rebuilds the index.
+INDEX_SCHEMA = "2"
+
+Ranked = list[tuple[int, float, int]]
+"""(passage id, score, document key) triples, best first."""
+
+
+def document_key(document_id: str) -> int:
+    """A 63-bit number standing for a document id, kept as a fast field so that
+    results can be grouped by document without reading stored fields."""
+    digest = hashlib.blake2b(document_id.encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +102,8 @@ def _analyzer() -> tantivy.TextAnalyzer:
 
 def _schema() -> tantivy.Schema:
     builder = tantivy.SchemaBuilder()
-    builder.add_unsigned_field("pid", stored=True, indexed=True, fast=True)
+    builder.add_unsigned_field("pid", stored=False, indexed=False, fast=True)
+    builder.add_unsigned_field("doc_key", stored=False, indexed=False, fast=True)
     builder.add_text_field("doc_id", stored=True, tokenizer_name="raw")
     builder.add_text_field("kind", stored=False, tokenizer_name="raw")
     for name in FIELD_BOOSTS:
@@ -132,8 +146,8 @@ class PassageIndex:
         """The analysed search terms of a query, in order, without repeats."""
         return list(dict.fromkeys(self._analyzer.analyze(text)))
 
-    def search(self, query: str, limit: int, kind: str | None = None) -> list[tuple[int, float]]:
-        """(passage id, BM25 score) pairs, best first; empty when no word can match."""
+    def search(self, query: str, limit: int, kind: str | None = None) -> Ranked:
+        """(passage id, BM25 score, document key), best first; empty when no word can match."""
         terms = self.terms(query)
         if not terms:
             return []
@@ -161,11 +175,13 @@ class PassageIndex:
             )
         searcher = self._searcher
         result = searcher.search(query_obj, limit, count=False)
-        hits: list[tuple[int, float]] = []
-        for score, address in result.hits:
-            pid = searcher.doc(address)["pid"][0]
-            hits.append((int(pid), float(score)))
-        return hits
+        addresses = [address for _, address in result.hits]
+        pids = searcher.fast_field_values("pid", addresses)
+        keys = searcher.fast_field_values("doc_key", addresses)
+        return [
+            (int(pid or 0), float(score), int(key or 0))
+            for (score, _), pid, key in zip(result.hits, pids, keys, strict=True)
+        ]
 
 
 class IndexWriter:
@@ -186,6 +202,7 @@ class IndexWriter:
         for entry in entries:
             doc = tantivy.Document()
             doc.add_unsigned("pid", entry.passage_id)
+            doc.add_unsigned("doc_key", document_key(entry.document_id))
             doc.add_text("doc_id", entry.document_id)
             doc.add_text("kind", entry.kind)
             doc.add_text("title", entry.title)

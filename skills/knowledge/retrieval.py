@@ -39,6 +39,7 @@ from typing import Any, Literal
 
 from skills.base import Settings, SkillEnvironment
 from skills.knowledge.embeddings import EmbeddingsClient, EmbeddingsError, VectorIndex
+from skills.knowledge.index import Ranked
 from skills.knowledge.library import knowledge_dir, prepare
 from skills.knowledge.model import Document, DocumentInfo
 from skills.knowledge.store import Store, StoredPassage
@@ -179,9 +180,7 @@ class KnowledgeBase:
 
     # -- searching -----------------------------------------------------------------
 
-    async def _ranked(
-        self, query: str, candidates: int, kind: str | None
-    ) -> list[tuple[int, float]]:
+    async def _ranked(self, query: str, candidates: int, kind: str | None) -> Ranked:
         self._refresh()
         lexical = self.store.index.search(query, candidates, kind)
         if self.embedder is None or self._vectors is None:
@@ -198,7 +197,7 @@ class KnowledgeBase:
         self, query: str, *, limit: int = 10, kind: str | None = None
     ) -> list[PassageHit]:
         ranked = (await self._ranked(query, max(limit * 4, 40), kind))[:limit]
-        return self._hits(ranked)
+        return self._hits([(pid, score) for pid, score, _ in ranked])
 
     async def search_documents(
         self, query: str, *, limit: int = 10, kind: str | None = None, per_document: int = 1
@@ -206,28 +205,23 @@ class KnowledgeBase:
         candidates = max(limit * 8, 64)
         while True:
             ranked = await self._ranked(query, candidates, kind)
-            owners = self.store.passage_owners([pid for pid, _ in ranked])
             # One long document can fill every candidate slot: widen the net
             # until there are enough distinct documents or no more passages.
             if (
-                len(set(owners.values())) >= limit
+                len({key for _, _, key in ranked}) >= limit
                 or len(ranked) < candidates
                 or candidates >= MAX_CANDIDATES
             ):
                 break
             candidates *= 4
-        chosen: OrderedDict[str, list[tuple[int, float]]] = OrderedDict()
-        for pid, score in ranked:
-            doc_id = owners.get(pid)
-            if doc_id is None:
+        chosen: OrderedDict[int, list[tuple[int, float]]] = OrderedDict()
+        for pid, score, key in ranked:
+            if key not in chosen and len(chosen) >= limit:
                 continue
-            picks = (
-                chosen.setdefault(doc_id, []) if (doc_id in chosen or len(chosen) < limit) else None
-            )
-            if picks is not None and len(picks) < per_document:
+            picks = chosen.setdefault(key, [])
+            if len(picks) < per_document:
                 picks.append((pid, score))
-        flat = [pair for picks in chosen.values() for pair in picks]
-        hits = self._hits(flat)
+        hits = self._hits([pair for picks in chosen.values() for pair in picks])
         by_doc: OrderedDict[str, list[PassageHit]] = OrderedDict()
         for hit in hits:
             by_doc.setdefault(hit.document.id, []).append(hit)
@@ -259,13 +253,16 @@ def _hit(passage: StoredPassage, info: DocumentInfo, score: float) -> PassageHit
     )
 
 
-def fuse(rankings: list[list[tuple[int, float]]], k: int = RRF_K) -> list[tuple[int, float]]:
-    """Reciprocal-rank fusion of several rankings of the same ids."""
+def fuse(rankings: list[Ranked], k: int = RRF_K) -> Ranked:
+    """Reciprocal-rank fusion of several rankings of the same passages."""
     scores: dict[int, float] = {}
+    keys: dict[int, int] = {}
     for ranking in rankings:
-        for rank, (pid, _) in enumerate(ranking):
+        for rank, (pid, _, key) in enumerate(ranking):
             scores[pid] = scores.get(pid, 0.0) + 1.0 / (k + rank + 1)
-    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+            keys[pid] = key
+    ordered = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+    return [(pid, score, keys[pid]) for pid, score in ordered]
 
 
 def knowledge_base(env: SkillEnvironment) -> KnowledgeBase:

@@ -15,6 +15,7 @@ wait: SQLite runs in WAL mode and tantivy readers see whole commits only.
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -24,7 +25,7 @@ from typing import Any
 
 import orjson
 
-from skills.knowledge.index import IndexEntry, IndexWriter, PassageIndex
+from skills.knowledge.index import INDEX_SCHEMA, IndexEntry, IndexWriter, PassageIndex
 from skills.knowledge.model import Document, DocumentInfo, DocumentKind, Origin, Section
 from skills.knowledge.passages import PassageText, split_document
 
@@ -136,7 +137,21 @@ class Store:
             self._db.execute(
                 "insert or ignore into meta(key, value) values('schema', ?)", (SCHEMA_VERSION,)
             )
+            if self.meta("index_schema") != INDEX_SCHEMA:
+                # An index of an older layout cannot be opened: drop it; ``prepare``
+                # sees it out of step and rebuilds it from the passages.
+                shutil.rmtree(self.index_path, ignore_errors=True)
+                self._db.execute("delete from meta where key = 'index_opstamp'")
+                self._db.execute(
+                    "insert or replace into meta(key, value) values('index_schema', ?)",
+                    (INDEX_SCHEMA,),
+                )
         self._db.execute("pragma busy_timeout=60000")
+        if readonly and self.meta("index_schema") != INDEX_SCHEMA:
+            self._db.close()
+            raise StoreError(
+                f"the index at {directory} needs rebuilding: run 'magisterium-a2a doctor'"
+            )
         self.index = PassageIndex(self.index_path)
         self._data_version = self.data_version()
 
@@ -239,23 +254,14 @@ class Store:
         ).fetchone()
         return None if row is None else StoredPassage(*row)
 
-    def vectors(self, model: str) -> list[tuple[int, str, bytes]]:
-        """(passage id, document kind, vector) of every passage embedded by ``model``."""
+    def vectors(self, model: str) -> list[tuple[int, str, str, bytes]]:
+        """(passage id, document id, kind, vector) of every passage embedded by ``model``."""
         return self._db.execute(
-            "select e.passage_id, d.kind, e.vector from embeddings e "
+            "select e.passage_id, d.id, d.kind, e.vector from embeddings e "
             "join passages p on p.id = e.passage_id join documents d on d.id = p.doc_id "
             "where e.model = ? order by e.passage_id",
             (model,),
         ).fetchall()
-
-    def passage_owners(self, ids: Sequence[int]) -> dict[int, str]:
-        if not ids:
-            return {}
-        marks = ",".join("?" * len(ids))
-        rows = self._db.execute(
-            f"select id, doc_id from passages where id in ({marks})", list(ids)
-        ).fetchall()
-        return {int(pid): str(doc) for pid, doc in rows}
 
     def passages_without_vector(self, model: str) -> list[StoredPassage]:
         rows = self._db.execute(
