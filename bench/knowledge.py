@@ -32,12 +32,22 @@ import numpy as np
 
 from app.config import Settings
 from bench.kb_corpus import generate
+from skills.base import (
+    Artifact,
+    FunctionSkill,
+    Message,
+    SkillContext,
+    SkillEnvironment,
+    data_part,
+    text_part,
+)
 from skills.knowledge.embeddings import VectorIndex, to_blob
 from skills.knowledge.ingestion import ingest
 from skills.knowledge.library import knowledge_dir, prepare
-from skills.knowledge.retrieval import KnowledgeBase
+from skills.knowledge.retrieval import KnowledgeBase, knowledge_base
 from skills.knowledge.store import Store
-from tests.support import free_port
+from tests.kb_support import BUILTINS
+from tests.support import free_port, harness
 from tests.test_knowledge_refdata import QUESTIONS
 
 OUT = Path(__file__).resolve().parent / "out"
@@ -115,14 +125,14 @@ def time_index(kb: KnowledgeBase, rounds: int, repeat: int) -> list[list[float]]
 def time_fetch(kb: KnowledgeBase, ids: list[str], rounds: int) -> dict[str, float]:
     cold, warm = [], []
     for _ in range(rounds):
-        kb._documents.clear()
+        kb._fetched.clear()
         start = time.perf_counter()
         for doc_id in ids:
-            kb.document(doc_id)
+            kb.fetch(doc_id)
         cold.append((time.perf_counter() - start) / len(ids) * 1e6)
         start = time.perf_counter()
         for doc_id in ids:
-            kb.document(doc_id)
+            kb.fetch(doc_id)
         warm.append((time.perf_counter() - start) / len(ids) * 1e6)
     return {
         "uncached_us": round(statistics.median(cold), 1),
@@ -158,6 +168,62 @@ def start_fake_endpoint(dims: int) -> tuple[subprocess.Popen[bytes], str]:
             break
         time.sleep(0.05)
     return server, f"http://127.0.0.1:{port}/v1"
+
+
+def noop(env: SkillEnvironment) -> list[FunctionSkill]:
+    """Skills that do nothing, to measure what document_fetch adds to a request:
+    ``noop`` answers one tiny part, ``same_parts`` the very parts document_fetch
+    gives for Rerum Novarum (built once here), so the difference between it and
+    document_fetch is the lookup alone."""
+    kb = knowledge_base(env)
+    found = kb.fetch("rerum-novarum")
+    assert found is not None
+    info = found.info
+    parts = [
+        text_part(found.body),
+        data_part({"id": info.id, "title": info.title, "author": info.author, "ref": info.ref}),
+    ]
+
+    async def tiny(message: Message, context: SkillContext) -> list[Artifact]:
+        return [context.artifact("document", [text_part("x")])]
+
+    async def same(message: Message, context: SkillContext) -> list[Artifact]:
+        return [context.artifact("document", parts)]
+
+    return [
+        FunctionSkill(id="noop", name="No-op", description="Does nothing.", handler=tiny),
+        FunctionSkill(id="same_parts", name="Same", description="Canned parts.", handler=same),
+    ]
+
+
+async def fetch_cost(
+    settings: Settings, doc_id: str, rounds: int, n: int = 1500
+) -> dict[str, float]:
+    """Server CPU per message/send (in-process ASGI app and client), no-op skill
+    against document_fetch of one document, interleaved rounds, medians."""
+    async with harness(settings, builtins=(*BUILTINS, "bench.knowledge:noop")) as h:
+        token = await h.token(plan="enterprise", per_minute=10**9)
+        fetch_parts = [{"kind": "data", "data": {"id": doc_id}}]
+        costs: dict[str, list[float]] = {"noop": [], "same_parts": [], "document_fetch": []}
+        for _ in range(rounds):
+            for skill in costs:
+                parts = fetch_parts if skill == "document_fetch" else None
+                for _ in range(50):
+                    await h.send(token, skill=skill, parts=parts)
+                start = time.process_time()
+                for _ in range(n):
+                    await h.send(token, skill=skill, parts=parts)
+                costs[skill].append((time.process_time() - start) / n * 1e6)
+    noop_us = statistics.median(costs["noop"])
+    same_us = statistics.median(costs["same_parts"])
+    fetch_us = statistics.median(costs["document_fetch"])
+    return {
+        "noop_us_per_request": round(noop_us),
+        "same_parts_us_per_request": round(same_us),
+        "document_fetch_us_per_request": round(fetch_us),
+        "document_fetch_minus_same_parts_us": round(fetch_us - same_us),
+        "document_fetch_minus_noop_us": round(fetch_us - noop_us),
+    }
 
 
 def dir_bytes(path: Path) -> int:
@@ -222,6 +288,7 @@ async def main() -> None:
     ids = [f"bench-{i:06d}" for i in range(0, stats.documents - 400, 37)][:500]
     results["fetch"] = time_fetch(kb, ids, args.rounds)
     await kb.aclose()
+    results["message_send_cpu"] = await fetch_cost(settings, "rerum-novarum", args.rounds)
 
     model = f"bench-random-{args.dims}"
     results["vectors_write_s"] = round(add_random_vectors(settings, model, args.dims), 1)

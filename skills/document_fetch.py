@@ -52,16 +52,12 @@ def create(env: SkillEnvironment) -> FunctionSkill:
 
     async def handle(message: Message, context: SkillContext) -> Sequence[Artifact]:
         document_id = requested_id(message)
-        document = kb.document(document_id) if len(document_id) <= MAX_ID_CHARS else None
-        if document is None:
+        found = kb.fetch(document_id) if len(document_id) <= MAX_ID_CHARS else None
+        if found is None:
             return [context.artifact("document", [text_part(NOT_FOUND)])]
-        meta = {
-            "id": document.id,
-            "title": document.title,
-            "author": document.author,
-            "ref": document.ref,
-        }
-        return [context.artifact("document", [text_part(document.body), data_part(meta)])]
+        info = found.info
+        meta = {"id": info.id, "title": info.title, "author": info.author, "ref": info.ref}
+        return [context.artifact("document", [text_part(found.body), data_part(meta)])]
 
     return FunctionSkill(
         id="document_fetch",

@@ -18,7 +18,8 @@ then, in a handler:
 - ``await kb.search_documents(query, limit=10, kind=None) -> list[DocumentHit]``:
   documents, deduplicated, best first, each with its best passages.
 - ``kb.document(id) -> Document | None``: a whole document (``.body``,
-  ``.sections``, metadata).
+  ``.sections``, metadata); ``kb.fetch(id)`` gives just metadata and body,
+  cached (what ``document_fetch`` uses).
 - ``kb.mode -> SearchMode``: ``"bm25"`` or ``"hybrid"``, and why.
 
 ``kind`` is one of ``skills.knowledge.model.KINDS``. Scores are comparable only
@@ -90,6 +91,14 @@ class DocumentHit:
 
 
 @dataclass(frozen=True, slots=True)
+class FetchedDocument:
+    """What ``document_fetch`` returns: metadata and the rendered body text."""
+
+    info: DocumentInfo
+    body: str
+
+
+@dataclass(frozen=True, slots=True)
 class SearchMode:
     mode: Literal["bm25", "hybrid"]
     reason: str
@@ -102,7 +111,7 @@ class KnowledgeBase:
         self.store = store
         self.embedder = embedder
         self._vectors: VectorIndex | None = None
-        self._documents: OrderedDict[str, Document | None] = OrderedDict()
+        self._fetched: OrderedDict[str, FetchedDocument | None] = OrderedDict()
         self._load_vectors()
 
     @classmethod
@@ -127,7 +136,7 @@ class KnowledgeBase:
 
     def _refresh(self) -> None:
         if self.store.refresh():
-            self._documents.clear()
+            self._fetched.clear()
             self._load_vectors()
 
     @property
@@ -155,17 +164,24 @@ class KnowledgeBase:
     # -- reading -------------------------------------------------------------------
 
     def document(self, document_id: str) -> Document | None:
-        """A whole document by id (cached; follows changes made by ingestion)."""
+        """A whole document by id, with its sections."""
         self._refresh()
-        cache = self._documents
+        return self.store.document(document_id)
+
+    def fetch(self, document_id: str) -> FetchedDocument | None:
+        """Metadata and body text by id: the ``document_fetch`` hot path, served
+        from a small LRU cache that is dropped whenever the store changes."""
+        self._refresh()
+        cache = self._fetched
         if document_id in cache:
             cache.move_to_end(document_id)
             return cache[document_id]
-        doc = self.store.document(document_id)
-        cache[document_id] = doc
+        row = self.store.fetch(document_id)
+        found = None if row is None else FetchedDocument(*row)
+        cache[document_id] = found
         if len(cache) > _FETCH_CACHE:
             cache.popitem(last=False)
-        return doc
+        return found
 
     def passage(self, cite_id: str) -> PassageHit | None:
         document_id, _, ordinal = cite_id.rpartition("#")

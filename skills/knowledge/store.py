@@ -45,6 +45,7 @@ create table if not exists documents(
     language text not null,
     full_text integer not null,
     sections blob not null,
+    body text not null,
     source text,
     content_hash text not null,
     passages integer not null
@@ -100,19 +101,25 @@ class StoreStats:
     index_bytes: int
 
 
+def _info_fields(row: Sequence[Any]) -> dict[str, Any]:
+    return {
+        "id": row[0],
+        "title": row[1],
+        "author": row[2],
+        "ref": row[3],
+        "url": row[4],
+        "year": row[5],
+        "kind": DocumentKind(row[6]),
+        "genre": row[7],
+        "language": row[8],
+        "full_text": bool(row[9]),
+    }
+
+
 def _info(row: Sequence[Any]) -> DocumentInfo:
-    return DocumentInfo(
-        id=row[0],
-        title=row[1],
-        author=row[2],
-        ref=row[3],
-        url=row[4],
-        year=row[5],
-        kind=DocumentKind(row[6]),
-        genre=row[7],
-        language=row[8],
-        full_text=bool(row[9]),
-    )
+    # Rows were validated on the way in: construct without validating again
+    # (this is on the path of every search result and every fetch).
+    return DocumentInfo.model_construct(**_info_fields(row))
 
 
 class Store:
@@ -197,11 +204,19 @@ class Store:
         ).fetchone()
         if row is None:
             return None
-        info = _info(row)
-        sections = [Section(heading=h, text=t, ref=r) for h, t, r in orjson.loads(row[10])]
-        return Document(
-            **info.model_dump(), sections=sections, source=row[11], origin=Origin(row[12])
+        sections = [
+            Section.model_construct(heading=h, text=t, ref=r) for h, t, r in orjson.loads(row[10])
+        ]
+        return Document.model_construct(
+            **_info_fields(row), sections=sections, source=row[11], origin=Origin(row[12])
         )
+
+    def fetch(self, document_id: str) -> tuple[DocumentInfo, str] | None:
+        """A document's metadata and rendered body: one row, nothing to assemble."""
+        row = self._db.execute(
+            f"select {_INFO_COLUMNS}, body from documents where id = ?", (document_id,)
+        ).fetchone()
+        return None if row is None else (_info(row), str(row[10]))
 
     def content_hash(self, document_id: str) -> tuple[str, Origin] | None:
         row = self._db.execute(
@@ -340,8 +355,8 @@ class Writer:
         sections = orjson.dumps([[s.heading, s.text, s.ref] for s in document.sections])
         self._db.execute(
             "insert into documents(id, origin, title, author, ref, url, year, kind, genre, "
-            "language, full_text, sections, source, content_hash, passages) "
-            "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "language, full_text, sections, body, source, content_hash, passages) "
+            "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 document.id,
                 document.origin.value,
@@ -355,6 +370,7 @@ class Writer:
                 document.language,
                 int(document.full_text),
                 sections,
+                document.body,
                 document.source,
                 document.content_hash(),
                 len(parts),
