@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from app.config import Settings
+from skills.knowledge.ingest import read_file
 from skills.knowledge.library import knowledge_dir
 from skills.knowledge.retrieval import KnowledgeBase
 from skills.knowledge.store import Store
@@ -88,6 +89,10 @@ def test_catechism_of_trent_from_markdown(store: Store) -> None:
     # The table of contents is navigation, not content.
     assert "Table of Contents" not in headings
     assert "](#" not in trent.body
+    # The store gives back exactly the sections it was given.
+    [original] = read_file(TRENT)
+    assert trent.sections == original.sections
+    assert trent.body == original.body
 
 
 def test_cyprian_letters_from_html(store: Store) -> None:

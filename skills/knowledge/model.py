@@ -104,6 +104,9 @@ class Document(DocumentInfo):
     def body(self) -> str:
         return render_body(self.sections, self.full_text, self.url)
 
+    def body_with_spans(self) -> tuple[str, list[tuple[int, int]]]:
+        return render_with_spans(self.sections, self.full_text, self.url)
+
     def content_hash(self) -> str:
         """Changes exactly when anything stored about the document changes."""
         payload = self.model_dump(mode="json", exclude={"source"})
@@ -112,20 +115,43 @@ class Document(DocumentInfo):
 
 def render_body(sections: list[Section], full_text: bool, url: str | None) -> str:
     """The plain-text body ``document_fetch`` returns: headings on their own lines."""
+    return render_with_spans(sections, full_text, url)[0]
+
+
+def render_with_spans(
+    sections: list[Section], full_text: bool, url: str | None
+) -> tuple[str, list[tuple[int, int]]]:
+    """The body, and where each section's text lies in it (start, end), so a
+    store can keep the text once and still give the sections back."""
     blocks: list[str] = []
+    spans: list[tuple[int, int]] = []
+    length = 0
+
+    def add(block: str) -> int:
+        nonlocal length
+        if blocks:
+            length += 2
+        start = length
+        blocks.append(block)
+        length += len(block)
+        return start
+
     for section in sections:
         if section.heading:
-            blocks.append(section.heading)
+            add(section.heading)
         if section.text:
-            blocks.append(section.text)
+            start = add(section.text)
+            spans.append((start, start + len(section.text)))
+        else:
+            spans.append((length, length))
     if not full_text:
-        blocks.append(
+        add(
             "This is a catalogue entry: the summary above was written by the maintainers of "
             "this server, not taken from the document."
         )
         if url:
-            blocks.append(f"Full text: {url}")
-    return "\n\n".join(blocks)
+            add(f"Full text: {url}")
+    return "\n\n".join(blocks), spans
 
 
 def make_id(text: str) -> str:

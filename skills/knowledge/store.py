@@ -44,7 +44,7 @@ create table if not exists documents(
     genre text,
     language text not null,
     full_text integer not null,
-    sections blob not null,
+    sections blob not null, -- [heading, ref, start, end] per section, offsets into body
     body text not null,
     source text,
     content_hash text not null,
@@ -199,13 +199,15 @@ class Store:
 
     def document(self, document_id: str) -> Document | None:
         row = self._db.execute(
-            f"select {_INFO_COLUMNS}, sections, source, origin from documents where id = ?",
+            f"select {_INFO_COLUMNS}, sections, source, origin, body from documents where id = ?",
             (document_id,),
         ).fetchone()
         if row is None:
             return None
+        body = str(row[13])
         sections = [
-            Section.model_construct(heading=h, text=t, ref=r) for h, t, r in orjson.loads(row[10])
+            Section.model_construct(heading=heading, text=body[start:end], ref=ref)
+            for heading, ref, start, end in orjson.loads(row[10])
         ]
         return Document.model_construct(
             **_info_fields(row), sections=sections, source=row[11], origin=Origin(row[12])
@@ -352,7 +354,13 @@ class Writer:
         """Store (or replace) a document and its passages; the number of passages."""
         self.delete(document.id)
         parts = passages if passages is not None else split_document(document)
-        sections = orjson.dumps([[s.heading, s.text, s.ref] for s in document.sections])
+        body, spans = document.body_with_spans()
+        sections = orjson.dumps(
+            [
+                [section.heading, section.ref, start, end]
+                for section, (start, end) in zip(document.sections, spans, strict=True)
+            ]
+        )
         self._db.execute(
             "insert into documents(id, origin, title, author, ref, url, year, kind, genre, "
             "language, full_text, sections, body, source, content_hash, passages) "
@@ -370,7 +378,7 @@ class Writer:
                 document.language,
                 int(document.full_text),
                 sections,
-                document.body,
+                body,
                 document.source,
                 document.content_hash(),
                 len(parts),
