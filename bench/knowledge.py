@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from app.config import Settings
+from app.pytest_plugin import free_port
 from bench.kb_corpus import generate
 from skills.base import (
     Artifact,
@@ -47,7 +48,7 @@ from skills.knowledge.library import knowledge_dir, prepare
 from skills.knowledge.retrieval import KnowledgeBase, knowledge_base
 from skills.knowledge.store import Store
 from tests.kb_support import BUILTINS
-from tests.support import free_port, harness
+from tests.support import harness
 from tests.test_knowledge_refdata import QUESTIONS
 
 OUT = Path(__file__).resolve().parent / "out"

@@ -68,4 +68,7 @@ def create(env: SkillEnvironment) -> FunctionSkill:
         handler=handle,
         tags=("documents", "magisterium"),
         examples=('{"id": "rerum-novarum"}', "lumen-gentium"),
+        # Microseconds and no side effects: it may run before its rate-limit
+        # check, so that admission and storage share one round trip.
+        cheap=True,
     )

@@ -73,4 +73,8 @@ def create(env: SkillEnvironment) -> FunctionSkill:
         handler=handle,
         tags=("documents", "search", "magisterium"),
         examples=("Rerum Novarum", "does God exist", "the dignity of human work"),
+        # Not cheap: a search costs about a millisecond at 100,000 passages and,
+        # with embeddings, a call to the endpoint; a caller over the limit must
+        # not get that work done.
+        cheap=False,
     )

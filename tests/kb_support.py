@@ -17,7 +17,8 @@ from typer.testing import CliRunner, Result
 
 from app.cli import cli
 from app.config import Settings
-from tests.support import Harness, free_port
+from app.pytest_plugin import free_port
+from tests.support import Harness
 
 BUILTINS = ("skills.document_search:create", "skills.document_fetch:create")
 REFDATA_KB = Path(__file__).resolve().parent.parent.parent / "shared" / "refdata"

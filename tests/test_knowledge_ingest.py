@@ -415,3 +415,15 @@ def test_the_builtin_corpus_can_be_switched_off(settings: Settings) -> None:
     assert result.exit_code == 0
     assert "0 documents." in result.stdout
     assert "314 documents." in run_cli(settings, "documents", "list").stdout
+
+
+def test_a_store_of_another_layout_is_a_clear_error(settings: Settings) -> None:
+    store = store_of(settings)
+    with store.writer() as writer:
+        writer.set_meta("schema", "0")
+    store.close()
+    for command in (["doctor"], ["documents", "list"], ["ingest", str(settings.data_dir)]):
+        result = run_cli(settings, *command)
+        assert result.exit_code != 0
+        assert "has layout 0, this version needs 2" in " ".join(result.output.split())
+        assert "Traceback" not in result.output

@@ -105,6 +105,9 @@ def ingest_command(
     except IngestError as exc:
         err.print(f"[red]Cannot ingest[/red] {exc}")
         raise typer.Exit(2) from None
+    except StoreError as exc:
+        err.print(f"[red]Cannot open the knowledge store:[/red] {exc}")
+        raise typer.Exit(1) from None
     except EmbeddingsError as exc:
         err.print(f"[red]Embedding failed, nothing was written:[/red] {exc}")
         raise typer.Exit(1) from None
@@ -249,6 +252,9 @@ def documents_embed() -> None:
     except ValueError as exc:
         err.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from None
+    except StoreError as exc:
+        err.print(f"[red]Cannot open the knowledge store:[/red] {exc}")
+        raise typer.Exit(1) from None
     except EmbeddingsError as exc:
         err.print(f"[red]Embedding failed, nothing was written:[/red] {exc}")
         raise typer.Exit(1) from None

@@ -29,7 +29,7 @@ from skills.knowledge.index import INDEX_SCHEMA, IndexEntry, IndexWriter, Passag
 from skills.knowledge.model import Document, DocumentInfo, DocumentKind, Origin, Section
 from skills.knowledge.passages import PassageText, split_document
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 _SCHEMA = """
 create table if not exists meta(key text primary key, value text not null);
 create table if not exists documents(
@@ -144,6 +144,7 @@ class Store:
             self._db.execute(
                 "insert or ignore into meta(key, value) values('schema', ?)", (SCHEMA_VERSION,)
             )
+            self._check_schema()
             if self.meta("index_schema") != INDEX_SCHEMA:
                 # An index of an older layout cannot be opened: drop it; ``prepare``
                 # sees it out of step and rebuilds it from the passages.
@@ -154,6 +155,8 @@ class Store:
                     (INDEX_SCHEMA,),
                 )
         self._db.execute("pragma busy_timeout=60000")
+        if readonly:
+            self._check_schema()
         if readonly and self.meta("index_schema") != INDEX_SCHEMA:
             self._db.close()
             raise StoreError(
@@ -164,6 +167,16 @@ class Store:
 
     def close(self) -> None:
         self._db.close()
+
+    def _check_schema(self) -> None:
+        found = self.meta("schema")
+        if found != SCHEMA_VERSION:
+            self._db.close()
+            raise StoreError(
+                f"the knowledge store at {self.directory} has layout {found}, this version "
+                f"needs {SCHEMA_VERSION}: ingest into a new A2A_DATA_DIR (or delete "
+                f"{self.directory} and ingest again)"
+            )
 
     # -- freshness -----------------------------------------------------------------
 
