@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from platformdirs import user_data_dir
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 Plan = Literal["free", "pro", "organization", "enterprise"]
@@ -118,6 +118,26 @@ class Settings(BaseSettings):
     )
     liturgy_locale: str = Field("en", description="romcal locale of celebration names")
     timezone: str = Field("UTC", description="IANA time zone that decides what 'today' means")
+
+    # Knowledge base (documents): skills/knowledge, document_search, document_fetch
+    builtin_corpus: bool = Field(
+        True, description="Serve the built-in catalogue of magisterial documents"
+    )
+    embeddings_url: str = Field(
+        "",
+        description="OpenAI-compatible embeddings endpoint (base .../v1 or .../v1/embeddings); "
+        "empty means BM25 search alone",
+    )
+    embeddings_model: str = Field("", description="Embeddings model name sent to the endpoint")
+    embeddings_api_key: SecretStr | None = Field(
+        None, description="Bearer key for the embeddings endpoint, if it needs one"
+    )
+    embeddings_timeout_seconds: float = Field(
+        10.0, gt=0, description="Timeout of one embeddings request"
+    )
+    embeddings_batch_size: int = Field(
+        64, ge=1, le=2048, description="Texts per embeddings request during ingestion"
+    )
 
     @field_validator("timezone")
     @classmethod

@@ -21,6 +21,8 @@ BUILTIN_FACTORIES: tuple[str, ...] = (
     "skills.liturgical_readings:create",
     "skills.saints_of_the_day:create",
     "skills.saint_lookup:create",
+    "skills.document_search:create",
+    "skills.document_fetch:create",
 )
 
 log = logging.getLogger(__name__)

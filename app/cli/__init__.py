@@ -7,6 +7,7 @@ import sys
 import typer
 
 from app.cli.content import content_cli
+from app.cli.knowledge import knowledge_cli
 from app.cli.serve import serve
 from app.cli.testmode import test_cli
 from app.cli.tokens import tokens_cli
@@ -16,6 +17,7 @@ cli.command()(serve)
 cli.add_typer(tokens_cli, name="tokens")
 cli.add_typer(test_cli, name="test")
 cli.add_typer(content_cli, name="content")
+cli.add_typer(knowledge_cli)
 
 
 def main() -> None:

@@ -1,0 +1,1 @@
+"""Built-in content written by the team, shipped as package data."""

@@ -1,0 +1,181 @@
+"""The semantic layer against a real HTTP server speaking the OpenAI
+embeddings API (a fake model on a free port): vectors stored at ingestion,
+hybrid search fused by reciprocal rank, and BM25 when the endpoint fails."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.config import Settings
+from skills.knowledge.library import knowledge_dir
+from skills.knowledge.retrieval import KnowledgeBase, fuse
+from skills.knowledge.store import Store
+from tests.kb_support import (
+    BUILTINS,
+    FakeEmbeddings,
+    fake_embeddings,
+    result_ids,
+    run_cli,
+    search,
+)
+from tests.support import harness
+
+MILL = "# The Mill\n\nThe employees of the mill deserve fair pay and a day of rest.\n"
+PONTIFF = "# Letters of the Roman Pontiff\n\nThe Roman Pontiff writes to the bishops.\n"
+GARDEN = "# The Garden\n\nTomatoes and beans grow along the fence in summer.\n"
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeEmbeddings]:
+    with fake_embeddings() as server:
+        yield server
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "mill.md").write_text(MILL)
+    (src / "pontiff.md").write_text(PONTIFF)
+    (src / "garden.md").write_text(GARDEN)
+    return src
+
+
+def with_embeddings(settings: Settings, fake: FakeEmbeddings) -> Settings:
+    return settings.model_copy(
+        update={
+            "embeddings_url": fake.url,
+            "embeddings_model": "fake-mini",
+            "builtin_corpus": False,
+        }
+    )
+
+
+def env(settings: Settings) -> dict[str, str]:
+    return {
+        "A2A_EMBEDDINGS_URL": settings.embeddings_url,
+        "A2A_EMBEDDINGS_MODEL": settings.embeddings_model,
+        "A2A_BUILTIN_CORPUS": "false",
+        "A2A_EMBEDDINGS_API_KEY": "sk-test-key",
+    }
+
+
+async def test_hybrid_search_finds_what_words_alone_miss(
+    settings: Settings, fake: FakeEmbeddings, corpus: Path
+) -> None:
+    hybrid = with_embeddings(settings, fake)
+    result = run_cli(hybrid, "ingest", str(corpus), env=env(hybrid))
+    assert result.exit_code == 0, result.output
+    assert "3 passages written, 3 embedded" in " ".join(result.output.split())
+    assert fake.requests[0]["path"] == "/v1/embeddings"
+    assert fake.requests[0]["body"]["model"] == "fake-mini"
+    assert fake.requests[0]["auth"] == "Bearer sk-test-key"
+    assert "The Mill" in fake.requests[0]["body"]["input"][1]
+
+    store = Store(knowledge_dir(hybrid))
+    assert store.stats().embedded == {"fake-mini": 3}
+    store.close()
+
+    async with harness(hybrid, builtins=BUILTINS) as h:
+        token = await h.token()
+        # No stored passage contains "workers" or "wages": BM25 alone finds nothing.
+        ids = result_ids(await search(h, token, "workers and their wages"))
+        assert ids[0] == "mill"
+        assert result_ids(await search(h, token, {"query": "papal letters", "limit": 1})) == [
+            "pontiff"
+        ]
+        queries = [r for r in fake.requests if r["body"]["input"] == ["workers and their wages"]]
+        assert len(queries) == 1
+
+    words_only = hybrid.model_copy(update={"embeddings_url": "", "embeddings_model": ""})
+    async with harness(words_only, builtins=BUILTINS) as h:
+        assert result_ids(await search(h, await h.token(), "workers and their wages")) == []
+
+
+async def test_a_failing_endpoint_degrades_a_search_to_bm25(
+    settings: Settings, fake: FakeEmbeddings, corpus: Path
+) -> None:
+    hybrid = with_embeddings(settings, fake)
+    assert run_cli(hybrid, "ingest", str(corpus), env=env(hybrid)).exit_code == 0
+    kb = KnowledgeBase.open(hybrid)
+    try:
+        assert kb.mode.mode == "hybrid"
+        assert "3 of 3 passages have a vector" in kb.mode.reason
+        fake.fail = True
+        hits = await kb.search_documents("the mill employees", limit=3)
+        assert [h.document.id for h in hits] == ["mill"]
+        assert await kb.search_documents("workers and their wages") == []
+    finally:
+        await kb.aclose()
+
+
+def test_ingest_fails_cleanly_when_the_endpoint_does(
+    settings: Settings, fake: FakeEmbeddings, corpus: Path
+) -> None:
+    hybrid = with_embeddings(settings, fake)
+    fake.fail = True
+    result = run_cli(hybrid, "ingest", str(corpus), env=env(hybrid))
+    assert result.exit_code == 1
+    assert "Embedding failed, nothing was written" in result.output
+    assert "HTTP 503" in result.output
+    store = Store(knowledge_dir(hybrid))
+    assert store.stats().documents == 0
+    store.close()
+
+
+def test_unreachable_endpoint_is_named(settings: Settings, corpus: Path) -> None:
+    bad = settings.model_copy(
+        update={"embeddings_url": "http://127.0.0.1:9/v1", "embeddings_model": "m"}
+    )
+    result = run_cli(
+        bad,
+        "ingest",
+        str(corpus),
+        env={"A2A_EMBEDDINGS_URL": bad.embeddings_url, "A2A_EMBEDDINGS_MODEL": "m"},
+    )
+    assert result.exit_code == 1
+    assert "cannot reach the embeddings endpoint http://127.0.0.1:9/v1/embeddings" in " ".join(
+        result.output.split()
+    )
+
+
+def test_documents_embed_fills_in_missing_vectors_and_doctor_says_hybrid(
+    settings: Settings, fake: FakeEmbeddings, corpus: Path
+) -> None:
+    assert run_cli(settings, "ingest", str(corpus)).exit_code == 0
+    hybrid = with_embeddings(settings, fake).model_copy(update={"builtin_corpus": True})
+    environment = {**env(hybrid), "A2A_BUILTIN_CORPUS": "true"}
+
+    before = run_cli(hybrid, "doctor", env=environment)
+    text = " ".join(before.stdout.split())
+    assert "search mode: BM25: embeddings are configured (fake-mini) but no passage" in text
+
+    embedded = run_cli(hybrid, "documents", "embed", env=environment)
+    assert embedded.exit_code == 0, embedded.output
+    assert "Embedded 317 passages." in embedded.stdout  # 314 catalogue entries + 3 files
+
+    after = run_cli(hybrid, "doctor", env=environment)
+    assert after.exit_code == 0
+    text = " ".join(after.stdout.split())
+    assert "search mode: HYBRID: BM25 fused with fake-mini embeddings" in text
+    assert "317 of 317 passages have a vector" in text
+    assert f"{fake.url}/embeddings answered 48-dimensional vectors" in text
+
+    again = run_cli(hybrid, "documents", "embed", env=environment)
+    assert "Embedded 0 passages." in again.stdout
+
+    missing = run_cli(settings, "documents", "embed")
+    assert missing.exit_code == 2
+    assert "no embeddings configured" in missing.output
+
+
+def test_reciprocal_rank_fusion() -> None:
+    bm25 = [(1, 9.0, 10), (2, 5.0, 20), (3, 1.0, 30)]
+    dense = [(3, 0.9, 30), (4, 0.8, 40), (1, 0.1, 10)]
+    fused = fuse([bm25, dense])
+    assert [(pid, key) for pid, _, key in fused] == [(1, 10), (3, 30), (2, 20), (4, 40)]
+    assert fused[0][1] == pytest.approx(1 / 61 + 1 / 63)
+    assert fuse([[], []]) == []
