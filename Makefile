@@ -20,7 +20,7 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	touch $@ $(VENV)/.installed
 
 run: $(VENV)/.installed
-	A2A_DEV_MODE=1 $(BIN)/magisterium-a2a serve --host $(HOST) --port $(PORT)
+	A2A_DEV_MODE=1 A2A_LOG_FORMAT=$${A2A_LOG_FORMAT:-text} $(BIN)/magisterium-a2a serve --host $(HOST) --port $(PORT)
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check app skills tests bench examples

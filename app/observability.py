@@ -135,6 +135,14 @@ def log_call(call: Call) -> None:
         )
 
 
+class DropColor(logging.Filter):
+    """uvicorn attaches a colourised copy of its messages; keep logs plain."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.__dict__.pop("color_message", None)
+        return True
+
+
 def logging_config(level: str, fmt: str) -> dict[str, object]:
     """A dictConfig for the server and uvicorn: JSON lines, or plain text."""
     formatter: dict[str, object] = (
@@ -150,10 +158,12 @@ def logging_config(level: str, fmt: str) -> dict[str, object]:
         "version": 1,
         "disable_existing_loggers": False,
         "formatters": {"default": formatter},
+        "filters": {"plain": {"()": "app.observability.DropColor"}},
         "handlers": {
             "default": {
                 "class": "logging.StreamHandler",
                 "formatter": "default",
+                "filters": ["plain"],
                 "stream": "ext://sys.stderr",
             }
         },

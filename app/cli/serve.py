@@ -58,10 +58,8 @@ def _dev_banner(host: str, port: int) -> None:
         "",
         *(f"  {plan:<13} [bold cyan]{token}[/bold cyan]" for token, plan in DEMO_TOKENS.items()),
         "",
-        "Try:",
-        f"  curl -s http://{host}:{port}/api/v1/a2a -H 'Authorization: Bearer demo-pro' \\",
-        '    -H \'Content-Type: application/json\' -d \'{"jsonrpc":"2.0","id":1,'
-        '"method":"tasks/get","params":{"id":"x"}}\'',
+        f"Agent card: http://{host}:{port}/.well-known/agent.json",
+        f"Endpoint:   http://{host}:{port}/api/v1/a2a",
         "",
         "[bold red]Never run development mode where others can reach it.[/bold red]",
     ]
