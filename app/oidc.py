@@ -54,6 +54,12 @@ class JWKSSource:
                     self._fetched_at = self._clock.now()
         return self._keys.get(kid)
 
+    async def refresh(self) -> dict[str, jwt.PyJWK]:
+        async with self._lock:
+            self._keys = await self._fetch()
+            self._fetched_at = self._clock.now()
+        return self._keys
+
     async def _fetch(self) -> dict[str, jwt.PyJWK]:
         try:
             if self._file is not None:
@@ -83,6 +89,10 @@ class JWTVerifier:
         self._jwks = JWKSSource(
             settings.jwt_jwks_url, settings.jwt_jwks_file, settings.redis_timeout_seconds * 2, clock
         )
+
+    async def key_count(self) -> int:
+        """Fetch the JWKS now; how many signing keys it holds (for ``doctor``)."""
+        return len(await self._jwks.refresh())
 
     async def verify(self, token: str) -> Principal:
         try:

@@ -7,6 +7,7 @@ import sys
 import typer
 
 from app.cli.content import content_cli
+from app.cli.doctor import doctor
 from app.cli.knowledge import knowledge_cli
 from app.cli.serve import serve
 from app.cli.testmode import test_cli
@@ -14,6 +15,7 @@ from app.cli.tokens import tokens_cli
 
 cli = typer.Typer(help="Self-hostable Magisterium AI A2A server.", no_args_is_help=True)
 cli.command()(serve)
+cli.command()(doctor)
 cli.add_typer(tokens_cli, name="tokens")
 cli.add_typer(test_cli, name="test")
 cli.add_typer(content_cli, name="content")

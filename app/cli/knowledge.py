@@ -261,17 +261,14 @@ def documents_embed() -> None:
     out.print(f"Embedded {count} passages.")
 
 
-@knowledge_cli.command("doctor")
-def doctor() -> None:
-    """Check the configuration: the knowledge store, its index and the search mode."""
-    settings = load_settings()
+def knowledge_report(settings: Settings) -> int:
+    """Print the knowledge store's state and search mode; the number of problems."""
     problems = 0
-    out.print(f"[bold]data directory:[/bold] {settings.data_dir}", highlight=False)
     try:
         kb = KnowledgeBase.open(settings)
     except (StoreError, OSError, ValueError) as exc:
         err.print(f"[red]knowledge store: cannot open it:[/red] {exc}")
-        raise typer.Exit(1) from None
+        return 1
     try:
         stats = kb.store.stats()
         mode = kb.mode
@@ -307,6 +304,4 @@ def doctor() -> None:
         except EmbeddingsError as exc:
             problems += 1
             err.print(f"[red]embeddings endpoint:[/red] {exc}")
-    if problems:
-        raise typer.Exit(1)
-    out.print("[green]All checks passed.[/green]")
+    return problems
