@@ -9,6 +9,7 @@ is the knowledge base's: BM25, fused with embeddings when they are configured.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -19,9 +20,10 @@ from skills.qa.conversation import Turn, contextual_query
 from skills.qa.extractive import ExtractiveProvider
 from skills.qa.openai_chat import ChatCompletionsProvider
 from skills.qa.provider import AnswerProvider, AnswerRequest, ProviderError, Source
-from skills.qa.sentences import whole_sentences
+from skills.qa.sentences import is_whole, whole_sentences
 
 log = logging.getLogger(__name__)
+_FOOTNOTES = re.compile(r"\[\d+\]")
 NOT_ADDRESSED = "The sources available here do not address this question."
 EXTRA_PASSAGES = 6
 CITED_WORDS = 160
@@ -82,6 +84,9 @@ class QAEngine:
                 words += sizes[low]
             else:
                 break
+        # A line without final punctuation inside a passage is a sub-heading: not an end.
+        while high > low and not is_whole(found[high]):
+            high -= 1
         return " ".join(found[low : high + 1])
 
     async def ask(self, question: str, conversation: Sequence[Turn] = ()) -> Outcome:
@@ -106,7 +111,7 @@ class QAEngine:
             others=[hit for hit in hits if hit.cite_id not in taken],
         )
         answer = check(await self.provider.answer(request), numbered, question)
-        if not answer.text:
+        if not _FOOTNOTES.sub("", answer.text).strip():
             raise ProviderError("The language model returned an empty answer; please try again.")
         return Outcome(answer, query)
 

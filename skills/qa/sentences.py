@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import sentencex
 
-# Closing punctuation that ends a sentence, possibly followed by quotes or brackets.
-_ENDINGS = (".", "!", "?", '."', ".\u201d", "?\u201d", '?"', "!\u201d", ".)", ".'", ".\u2019")
+# How a sentence ends: its punctuation, possibly inside quotes, or a closing
+# parenthesis (a reference such as "(Ex. 3:14)" often ends a paragraph).
+_ENDINGS = (".", "!", "?", '"', "\u201d", "'", "\u2019", ")")
 
 
 def sentences(text: str, language: str = "en") -> list[str]:
@@ -39,8 +40,9 @@ def whole_sentences(text: str, language: str = "en") -> list[str]:
     those fragments are dropped unless nothing else would remain.
     """
     found = sentences(text, language)
-    if len(found) > 1 and not _starts_cleanly(found[0]):
-        found = found[1:]
-    if len(found) > 1 and not is_whole(found[-1]):
-        found = found[:-1]
-    return found
+    start, end = 0, len(found)
+    while end - start > 1 and not _starts_cleanly(found[start]):
+        start += 1
+    while end - start > 1 and not is_whole(found[end - 1]):
+        end -= 1
+    return found[start:end]
