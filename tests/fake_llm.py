@@ -102,7 +102,7 @@ class FakeLLM:
 @contextlib.contextmanager
 def fake_llm() -> Iterator[FakeLLM]:
     fake = FakeLLM()
-    thread = threading.Thread(target=fake.server.serve_forever, daemon=True)
+    thread = threading.Thread(target=fake.server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
         yield fake
