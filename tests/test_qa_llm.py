@@ -8,13 +8,14 @@ import contextlib
 import os
 import time
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from pydantic import SecretStr
 
 from app.config import Settings
+from skills.knowledge.retrieval import KnowledgeBase
+from skills.qa.engine import provider_from_settings
 from tests.fake_llm import FakeLLM, Reply, fake_llm, refused_url
 from tests.qa_support import QA_BUILTINS, artifact_parts, ask, corpus_settings, failure
 from tests.support import Harness, harness, validate_definition
@@ -303,10 +304,7 @@ async def test_the_full_chat_completions_url_is_accepted(corpus: Settings, fake:
     assert fake.requests[0]["auth"] is None
 
 
-def test_a_base_url_without_a_model_stops_start_up(corpus: Settings, tmp_path: Path) -> None:
-    from skills.knowledge.retrieval import KnowledgeBase
-    from skills.qa.engine import provider_from_settings
-
+def test_a_base_url_without_a_model_stops_start_up(corpus: Settings) -> None:
     settings = with_llm(corpus, "http://127.0.0.1:9/v1", llm_model="")
     kb = KnowledgeBase.open(settings)
     try:
