@@ -139,6 +139,29 @@ class Settings(BaseSettings):
         64, ge=1, le=2048, description="Texts per embeddings request during ingestion"
     )
 
+    # Q&A (catholic_qa): the language model and the answers
+    llm_base_url: str = Field(
+        "",
+        description="OpenAI-compatible API base (…/v1, or the full …/chat/completions URL) of "
+        "OpenAI, vLLM, Ollama or llama.cpp's server; empty means extractive answers",
+    )
+    llm_model: str = Field("", description="Chat model name sent to the LLM endpoint")
+    llm_api_key: SecretStr | None = Field(
+        None, description="Bearer key for the LLM endpoint, if it needs one"
+    )
+    llm_timeout_seconds: float = Field(
+        60.0, gt=0, description="Longest wait for one LLM request, start to finish"
+    )
+    llm_max_tokens: int = Field(1024, ge=16, description="max_tokens of an answer completion")
+    llm_temperature: float = Field(0.2, ge=0, le=2, description="Sampling temperature")
+    llm_rewrite_followups: bool = Field(
+        True,
+        description="Let the LLM rewrite a follow-up question into a standalone search query",
+    )
+    qa_sources: int = Field(
+        6, ge=1, le=20, description="Passages retrieved and numbered as sources for one answer"
+    )
+
     @field_validator("timezone")
     @classmethod
     def _known_timezone(cls, value: str) -> str:

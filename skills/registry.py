@@ -18,6 +18,7 @@ from skills.base import SKILL_ID, CostClass, Skill, SkillEnvironment
 
 ENTRY_POINT_GROUP = "magisterium_a2a.skills"
 BUILTIN_FACTORIES: tuple[str, ...] = (
+    "skills.catholic_qa:create",
     "skills.liturgical_readings:create",
     "skills.saints_of_the_day:create",
     "skills.saint_lookup:create",

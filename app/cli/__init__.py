@@ -6,6 +6,7 @@ import sys
 
 import typer
 
+from app.cli.ask import ask_cli
 from app.cli.content import content_cli
 from app.cli.doctor import doctor
 from app.cli.knowledge import knowledge_cli
@@ -20,6 +21,7 @@ cli.add_typer(tokens_cli, name="tokens")
 cli.add_typer(test_cli, name="test")
 cli.add_typer(content_cli, name="content")
 cli.add_typer(knowledge_cli)
+cli.add_typer(ask_cli)
 
 
 def main() -> None:

@@ -21,6 +21,9 @@ then, in a handler:
   ``.sections``, metadata); ``kb.fetch(id)`` gives just metadata and body,
   cached (what ``document_fetch`` uses).
 - ``kb.mode -> SearchMode``: ``"bm25"`` or ``"hybrid"``, and why.
+- ``kb.terms(text) -> list[str]``: the search terms of a text as the index
+  analyses it (lower-cased, stop words dropped, stemmed), to compare a
+  question with a passage the way BM25 does.
 
 ``kind`` is one of ``skills.knowledge.model.KINDS``. Scores are comparable only
 within one call: BM25 scores in BM25 mode, reciprocal-rank-fusion scores in
@@ -193,6 +196,10 @@ class KnowledgeBase:
             return None
         info = self.store.document_infos([document_id]).get(document_id)
         return None if info is None else _hit(stored, info, 0.0)
+
+    def terms(self, text: str) -> list[str]:
+        """The analysed search terms of a text, in order, without repeats."""
+        return self.store.index.terms(text)
 
     # -- searching -----------------------------------------------------------------
 
