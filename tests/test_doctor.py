@@ -1,0 +1,66 @@
+"""magisterium-a2a doctor: every section, and a failing check exits 1."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from app.cli import cli
+from app.config import Settings
+
+runner = CliRunner()
+
+
+def doctor(settings: Settings, **env: str) -> tuple[int, str]:
+    result = runner.invoke(
+        cli, ["doctor"], env={"A2A_DATA_DIR": str(settings.data_dir), "COLUMNS": "200", **env}
+    )
+    return result.exit_code, " ".join(result.output.split())
+
+
+def test_a_healthy_embedded_setup(settings: Settings) -> None:
+    code, text = doctor(settings, A2A_DEV_MODE="1")
+    assert code == 0, text
+    assert "task store: embedded" in text
+    assert "catholic_qa (expensive), liturgical_readings (default)" in text
+    assert "search mode: BM25" in text
+    assert "identity: opaque tokens only" in text
+    assert "development mode: the demo tokens are accepted" in text
+    assert "All checks passed." in text
+
+
+def test_an_unreachable_redis_is_reported_without_its_password(settings: Settings) -> None:
+    code, text = doctor(
+        settings, A2A_REDIS_URL="redis://:s3cret@127.0.0.1:1/0", A2A_REDIS_TIMEOUT_SECONDS="0.3"
+    )
+    assert code == 1
+    assert "redis://:***@127.0.0.1:1/0 does not answer" in text
+    assert "s3cret" not in text
+
+
+def test_a_broken_skill_and_a_missing_default_are_problems(settings: Settings) -> None:
+    code, text = doctor(settings, A2A_EXTRA_SKILLS="no_such_module:create")
+    assert code == 1
+    assert "cannot import 'no_such_module:create'" in text
+    code, text = doctor(settings, A2A_DISABLED_SKILLS="catholic_qa")
+    assert code == 1
+    assert "the default skill 'catholic_qa' is not registered" in text
+
+
+def test_the_identity_provider_keys_are_read(settings: Settings, tmp_path: Path) -> None:
+    from cryptography.hazmat.primitives.asymmetric import ed25519
+    from jwt.algorithms import OKPAlgorithm
+
+    jwk = json.loads(OKPAlgorithm.to_jwk(ed25519.Ed25519PrivateKey.generate().public_key()))
+    jwks = tmp_path / "jwks.json"
+    jwks.write_text(json.dumps({"keys": [{**jwk, "kid": "k1"}]}))
+    oidc = {"A2A_JWT_ISSUER": "https://idp.example/", "A2A_JWT_AUDIENCE": "a2a"}
+    code, text = doctor(settings, **oidc, A2A_JWT_JWKS_FILE=str(jwks))
+    assert code == 0, text
+    assert "JWTs of https://idp.example/" in text
+    assert "the JWKS holds 1 key(s)" in text
+    code, text = doctor(settings, **oidc, A2A_JWT_JWKS_FILE=str(tmp_path / "missing.json"))
+    assert code == 1
+    assert "cannot be read" in text
