@@ -168,7 +168,8 @@ class A2AMethods:
     async def _run(self, skill: Skill, incoming: Message, context: SkillContext) -> Task:
         """Run the skill to a terminal task; a skill failure is a failed task, not an error."""
         try:
-            artifacts = list(await asyncio.wait_for(skill.handle(incoming, context), self._timeout))
+            async with asyncio.timeout(self._timeout):
+                artifacts = list(await skill.handle(incoming, context))
         except SkillError as exc:
             return self._failed(skill, incoming, context, str(exc))
         except TimeoutError:
@@ -187,11 +188,14 @@ class A2AMethods:
         return self._task(skill, context, "completed", artifacts, [incoming, reply])
 
     def _failed(self, skill: Skill, incoming: Message, context: SkillContext, reason: str) -> Task:
-        reply = self._agent_message(context, [TextPart(kind="text", text=reason)])
+        reply = self._agent_message(context, [TextPart.model_construct(kind="text", text=reason)])
         return self._task(skill, context, "failed", [], [incoming, reply], status_message=reply)
 
+    # The server's own objects below are built without validation: every piece
+    # is already a validated model or a value of the right type.
+
     def _agent_message(self, context: SkillContext, parts: Sequence[Part]) -> Message:
-        return Message(
+        return Message.model_construct(
             kind="message",
             role="agent",
             message_id=self._ids.uuid(),
@@ -209,11 +213,11 @@ class A2AMethods:
         history: list[Message],
         status_message: Message | None = None,
     ) -> Task:
-        return Task(
+        return Task.model_construct(
             kind="task",
             id=context.task_id,
             context_id=context.context_id,
-            status=TaskStatus(
+            status=TaskStatus.model_construct(
                 state=state, message=status_message, timestamp=iso_timestamp(self._clock.now())
             ),
             artifacts=artifacts,

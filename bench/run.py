@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+from redis import Redis
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -272,7 +273,9 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=10.0)
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--concurrency", default="1,16,64")
-    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/8")
+    parser.add_argument(
+        "--redis-url", default="redis://127.0.0.1:6379/8", help="a database the run may empty"
+    )
     parser.add_argument("--skill", default="document_fetch")
     parser.add_argument("--part", default='{"kind":"data","data":{"id":"lumen-gentium"}}')
     parser.add_argument("--only", default="", help="comma-separated target names")
@@ -282,6 +285,8 @@ def main() -> None:
     if shutil.which("wrk") is None:
         sys.exit("wrk is not installed (Debian: apt-get install wrk)")
     concurrencies = [int(c) for c in args.concurrency.split(",")]
+    # The runs fill their Redis database with tasks and buckets; start from empty.
+    Redis.from_url(args.redis_url).flushdb()
     token = issue_token(args.redis_url)
     chosen = [
         t
