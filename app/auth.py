@@ -259,7 +259,7 @@ class Authenticator:
             if demo_tokens
             else {}
         )
-        self._cache: TTLCache[str, TokenRecord] | None = (
+        self._cache: TTLCache[str, tuple[Principal, float | None]] | None = (
             TTLCache(cache_size, cache_seconds) if cache_seconds > 0 else None
         )
 
@@ -272,17 +272,18 @@ class Authenticator:
         if self._jwt is not None and looks_like_jwt(token):
             return await self._jwt.verify(token)
         token_hash = hash_token(token)
-        record = self._cache.get(token_hash) if self._cache is not None else None
-        cached = record is not None
-        if record is None:
+        entry = self._cache.get(token_hash) if self._cache is not None else None
+        if entry is None:
             record = await self._tokens.get(token_hash)
             if record is None:
                 raise Unauthorized(data={"reason": "unknown or revoked token"})
+            entry = (record.principal(token_hash, cached=False), record.expires_at)
             if self._cache is not None:
-                self._cache[token_hash] = record
-        if record.expires_at is not None and record.expires_at <= self._clock.now():
+                self._cache[token_hash] = (record.principal(token_hash, cached=True), entry[1])
+        principal, expires_at = entry
+        if expires_at is not None and expires_at <= self._clock.now():
             raise Unauthorized(data={"reason": "token expired"})
-        return record.principal(token_hash, cached=cached)
+        return principal
 
     async def confirm(self, principal: Principal) -> None:
         """Raise Unauthorized if a cached principal's token was revoked meanwhile."""

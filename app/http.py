@@ -64,12 +64,6 @@ async def endpoint(request: Request) -> Response:
     return response
 
 
-# A plain route: the endpoint reads the raw request itself, so FastAPI's
-# per-request parameter machinery would only cost time (about a tenth of a
-# cheap message/send, measured in bench/).
-router.add_route(ENDPOINT, endpoint, methods=["POST"])
-
-
 def _reply(runtime: Runtime, request: Request, answer: RPCResponse) -> Response:
     headers = runtime.cors.headers(request.headers.get("origin"))
     headers.update(answer.headers)

@@ -188,14 +188,11 @@ class A2AMethods:
         return self._task(skill, context, "completed", artifacts, [incoming, reply])
 
     def _failed(self, skill: Skill, incoming: Message, context: SkillContext, reason: str) -> Task:
-        reply = self._agent_message(context, [TextPart.model_construct(kind="text", text=reason)])
+        reply = self._agent_message(context, [TextPart(kind="text", text=reason)])
         return self._task(skill, context, "failed", [], [incoming, reply], status_message=reply)
 
-    # The server's own objects below are built without validation: every piece
-    # is already a validated model or a value of the right type.
-
     def _agent_message(self, context: SkillContext, parts: Sequence[Part]) -> Message:
-        return Message.model_construct(
+        return Message(
             kind="message",
             role="agent",
             message_id=self._ids.uuid(),
@@ -213,11 +210,11 @@ class A2AMethods:
         history: list[Message],
         status_message: Message | None = None,
     ) -> Task:
-        return Task.model_construct(
+        return Task(
             kind="task",
             id=context.task_id,
             context_id=context.context_id,
-            status=TaskStatus.model_construct(
+            status=TaskStatus(
                 state=state, message=status_message, timestamp=iso_timestamp(self._clock.now())
             ),
             artifacts=artifacts,
