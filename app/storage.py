@@ -8,6 +8,7 @@ Redis Cluster, one user's tasks, contexts and limits share a slot.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, cast
 from urllib.parse import quote, urlsplit
 
@@ -73,6 +74,12 @@ def _host_port(node: str) -> tuple[str, int]:
     return (host or node, int(port)) if host else (node, 6379)
 
 
+@lru_cache(maxsize=65_536)
+def _user_tag(user_id: str) -> str:
+    """A user's hash tag: any user id, made safe for a key (quoted on every request before)."""
+    return "{" + quote(user_id, safe="") + "}"
+
+
 def text(value: bytes | str) -> str:
     """A Redis reply as text, whichever way the client decodes."""
     return value.decode() if isinstance(value, bytes) else value
@@ -85,7 +92,7 @@ class Keys:
         self.prefix = prefix
 
     def user_tag(self, user_id: str) -> str:
-        return "{" + quote(user_id, safe="") + "}"
+        return _user_tag(user_id)
 
     def task(self, user_id: str, task_id: str) -> str:
         return f"{self.prefix}:{self.user_tag(user_id)}:task:{task_id}"
