@@ -382,6 +382,25 @@ def write_report(
                     for c in concurrencies
                 )
                 lines.append(f"- `{ours}` / {what}: {ratios}")
+    lines += [
+        "",
+        "Every measurement, in the order taken (the spread is this VM's noise):",
+        "",
+        "```",
+    ]
+    for target in chosen:
+        for c in concurrencies:
+            for number, s in enumerate(collected[target.name][c], 1):
+                lines.append(
+                    f"round {number} {target.name:12} c={c:<3} {s.rps:8.0f} req/s "
+                    f"p50 {s.p50_ms:6.2f} ms p99 {s.p99_ms:7.2f} ms cpu {s.cpu_us:6.0f} us/req"
+                )
+    for count in (1, 2):
+        lines += [
+            f"workers={count} c=64 round {n}: {rps:,.0f} req/s"
+            for n, rps in enumerate(workers[count], 1)
+        ]
+    lines.append("```")
     if workers[1] and workers[2]:
         one, two = statistics.median(workers[1]), statistics.median(workers[2])
         lines += [
