@@ -205,26 +205,34 @@ def magisterium_server_env() -> dict[str, str]:
     return {}
 
 
-@pytest.fixture(scope="session")
-def magisterium_server(
-    tmp_path_factory: pytest.TempPathFactory, magisterium_server_env: dict[str, str]
-) -> Iterator[MagisteriumServer]:
-    workdir = tmp_path_factory.mktemp("magisterium")
+@contextlib.contextmanager
+def serve_in_test_mode(workdir: Path, env: dict[str, str]) -> Iterator[MagisteriumServer]:
+    """A server in test mode on the embedded store, with a token for every plan."""
     admin_token = secrets.token_urlsafe(24)
-    env = {
+    settings = {
         "A2A_TEST_MODE": "1",
         "A2A_ADMIN_TOKEN": admin_token,
         "A2A_DATA_DIR": str(workdir / "data"),
         "A2A_LOG_LEVEL": "warning",
-        **magisterium_server_env,
+        **env,
     }
-    with running_server(env, workdir) as process:
+    with running_server(settings, workdir) as process:
         server = MagisteriumServer(process.base_url, AdminClient(process.base_url, admin_token))
         try:
             server.tokens = {plan: server.issue_token(plan, f"test-{plan}") for plan in PLANS}
             yield server
         finally:
             server.admin.close()
+
+
+@pytest.fixture(scope="session")
+def magisterium_server(
+    tmp_path_factory: pytest.TempPathFactory, magisterium_server_env: dict[str, str]
+) -> Iterator[MagisteriumServer]:
+    with serve_in_test_mode(
+        tmp_path_factory.mktemp("magisterium"), magisterium_server_env
+    ) as server:
+        yield server
 
 
 @pytest.fixture

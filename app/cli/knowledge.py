@@ -4,8 +4,10 @@ and ``doctor``."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -38,6 +40,19 @@ knowledge_cli.add_typer(documents_cli, name="documents", no_args_is_help=True)
 # Paths and ids must not be broken across lines: no wrapping.
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
+
+
+@contextlib.contextmanager
+def _store_errors() -> Iterator[None]:
+    """The store's and the embeddings endpoint's failures, as messages and exit 1."""
+    try:
+        yield
+    except StoreError as exc:
+        err.print(f"[red]Cannot open the knowledge store:[/red] {exc}")
+        raise typer.Exit(1) from None
+    except EmbeddingsError as exc:
+        err.print(f"[red]Embedding failed, nothing was written:[/red] {exc}")
+        raise typer.Exit(1) from None
 
 
 def _bar(console: Console) -> Progress:
@@ -98,19 +113,13 @@ def ingest_command(
     settings = load_settings()
     defaults = Defaults(kind=_kind(kind), author=author, language=language)
     try:
-        with _bar(err) as bar:
+        with _store_errors(), _bar(err) as bar:
             report = ingest(
                 paths, settings, defaults=defaults, include=include, progress=_progress(bar)
             )
     except IngestError as exc:
         err.print(f"[red]Cannot ingest[/red] {exc}")
         raise typer.Exit(2) from None
-    except StoreError as exc:
-        err.print(f"[red]Cannot open the knowledge store:[/red] {exc}")
-        raise typer.Exit(1) from None
-    except EmbeddingsError as exc:
-        err.print(f"[red]Embedding failed, nothing was written:[/red] {exc}")
-        raise typer.Exit(1) from None
     _summary(report)
     if report.errors:
         raise typer.Exit(1)
@@ -247,17 +256,11 @@ def documents_embed() -> None:
     """Compute embeddings for every passage that has none for the configured model."""
     settings = load_settings()
     try:
-        with _bar(err) as bar:
+        with _store_errors(), _bar(err) as bar:
             count = embed_missing(settings, _progress(bar))
     except ValueError as exc:
         err.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from None
-    except StoreError as exc:
-        err.print(f"[red]Cannot open the knowledge store:[/red] {exc}")
-        raise typer.Exit(1) from None
-    except EmbeddingsError as exc:
-        err.print(f"[red]Embedding failed, nothing was written:[/red] {exc}")
-        raise typer.Exit(1) from None
     out.print(f"Embedded {count} passages.")
 
 
