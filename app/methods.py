@@ -20,6 +20,7 @@ from app.clock import Clock, IdFactory, iso_timestamp
 from app.config import Settings
 from app.errors import InvalidParams, InvalidStateTransition, SkillNotFound, TaskNotFound
 from app.protocol import (
+    PART_KINDS,
     TERMINAL_STATES,
     Artifact,
     JSONRPCRequest,
@@ -247,7 +248,7 @@ def _field_path(loc: Sequence[int | str]) -> str:
     for item in loc:
         if isinstance(item, int):
             path += f"[{item}]"
-        elif isinstance(previous, int) and item in ("text", "data", "file") and path.endswith("]"):
+        elif isinstance(previous, int) and item in PART_KINDS and path.endswith("]"):
             previous = None
             continue
         else:

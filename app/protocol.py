@@ -46,9 +46,6 @@ class Wire(BaseModel):
     def to_json(self) -> bytes:
         return self.model_dump_json(exclude_none=True).encode()
 
-    def to_wire(self) -> dict[str, Any]:
-        return self.model_dump(mode="json", exclude_none=True)
-
 
 NonEmptyStr = Annotated[StrictStr, Field(min_length=1)]
 
@@ -155,12 +152,6 @@ class JSONRPCRequest(Wire):
     params: Any = None
 
 
-class JSONRPCErrorObject(Wire):
-    code: StrictInt
-    message: StrictStr
-    data: Any = None
-
-
 # --- Agent card -------------------------------------------------------------
 
 
@@ -180,11 +171,6 @@ class AgentSkill(Wire):
     output_modes: list[StrictStr] | None = None
 
 
-class AgentProvider(Wire):
-    organization: StrictStr
-    url: StrictStr
-
-
 class HTTPAuthSecurityScheme(Wire):
     type: Literal["http"] = "http"
     scheme: StrictStr = "bearer"
@@ -199,8 +185,6 @@ class AgentCard(Wire):
     version: StrictStr
     protocol_version: StrictStr = PROTOCOL_VERSION
     preferred_transport: StrictStr = "JSONRPC"
-    provider: AgentProvider | None = None
-    documentation_url: StrictStr | None = None
     capabilities: AgentCapabilities
     default_input_modes: list[StrictStr]
     default_output_modes: list[StrictStr]

@@ -22,7 +22,6 @@ from app.errors import (
     InternalError,
     InvalidParams,
     InvalidRequest,
-    InvalidStateTransition,
     MethodNotFound,
     ParseError,
     RateLimited,
@@ -213,11 +212,10 @@ class Dispatcher:
                 if method is None:
                     raise MethodNotFound(data={"method": request.method})
                 result = await method.run(principal, parse_params(method.params, request.params))
-            except (MethodNotFound, InvalidParams, SkillNotFound) as exc:
-                # Refused before any store access: a token revoked since it was
-                # cached must still be refused as such.
-                if not isinstance(exc, InvalidStateTransition):
-                    await self._auth.confirm(principal)
+            except (MethodNotFound, InvalidParams, SkillNotFound):
+                # Mostly refused before any store access: a token revoked since
+                # it was cached must still be refused as such.
+                await self._auth.confirm(principal)
                 raise
         except RPCError as exc:
             bucket = exc.bucket if isinstance(exc, RateLimited) else None

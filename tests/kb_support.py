@@ -10,18 +10,28 @@ import re
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner, Result
 
 from app.cli import cli
 from app.config import Settings
 from app.pytest_plugin import free_port
-from tests.support import Harness
+from tests.support import SHARED, Harness
 
 BUILTINS = ("skills.document_search:create", "skills.document_fetch:create")
-REFDATA_KB = Path(__file__).resolve().parent.parent.parent / "shared" / "refdata"
+SUMMA = SHARED / "refdata" / "kb-summa-prima-pars"
+TRENT = SHARED / "refdata" / "kb-catechism-trent" / "Catholic_Catechism_Trent.md"
+CYPRIAN = SHARED / "refdata" / "kb-fathers-cyprian-letters"
+
+
+def need_kb_refdata() -> None:
+    """Skip, with the reason, where the knowledge-base data sets are absent."""
+    if not (SUMMA.is_dir() and TRENT.is_file() and CYPRIAN.is_dir()):
+        pytest.skip("../shared/refdata/kb-* is absent (CI has it)")
+
+
 runner = CliRunner()
 
 

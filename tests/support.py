@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 import jsonschema
+import pytest
 from asgi_lifespan import LifespanManager
 
 from app.auth import TokenRecord, TokenStore, hash_token, new_token
@@ -53,6 +54,18 @@ async def issue_token(
     )
     await store.put(hash_token(token), record)
     return token
+
+
+@contextlib.contextmanager
+def isolated_settings(**fields: Any) -> Iterator[Settings]:
+    """Settings for a fixture wider than one test, with none of the developer's
+    A2A_* variables in the environment while it lives (the autouse fixture in
+    conftest clears them per test only)."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name in list(os.environ):
+            if name.startswith("A2A_"):
+                patch.delenv(name)
+        yield Settings(_env_file=None, **fields)  # type: ignore[call-arg]
 
 
 def rpc_body(method: str, params: Any = None, req_id: int | str = 1) -> dict[str, Any]:

@@ -8,7 +8,6 @@ data sets are absent (CI has them)."""
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Iterator
 
 import pytest
@@ -18,24 +17,24 @@ from skills.knowledge.ingest import read_file
 from skills.knowledge.library import knowledge_dir
 from skills.knowledge.retrieval import KnowledgeBase
 from skills.knowledge.store import Store
-from tests.kb_support import BUILTINS, fetch, result_ids, run_cli, search
-from tests.support import SHARED, harness
-
-REFDATA = SHARED / "refdata"
-SUMMA = REFDATA / "kb-summa-prima-pars"
-TRENT = REFDATA / "kb-catechism-trent" / "Catholic_Catechism_Trent.md"
-CYPRIAN = REFDATA / "kb-fathers-cyprian-letters"
+from tests.kb_support import (
+    BUILTINS,
+    CYPRIAN,
+    SUMMA,
+    TRENT,
+    fetch,
+    need_kb_refdata,
+    result_ids,
+    run_cli,
+    search,
+)
+from tests.support import harness, isolated_settings
 
 
 @pytest.fixture(scope="session")
 def refdata_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
-    if not (SUMMA.is_dir() and TRENT.is_file() and CYPRIAN.is_dir()):
-        pytest.skip("../shared/refdata/kb-* is absent (CI has it)")
-    with pytest.MonkeyPatch.context() as patch:
-        for name in list(os.environ):
-            if name.startswith("A2A_"):
-                patch.delenv(name)
-        settings = Settings(_env_file=None, data_dir=tmp_path_factory.mktemp("kb-refdata"))  # type: ignore[call-arg]
+    need_kb_refdata()
+    with isolated_settings(data_dir=tmp_path_factory.mktemp("kb-refdata")) as settings:
         result = run_cli(
             settings, "ingest", str(SUMMA), str(CYPRIAN), str(TRENT), "--include", "*.[hj]*"
         )

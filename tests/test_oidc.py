@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections.abc import AsyncIterator, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -278,7 +277,3 @@ def test_incomplete_configuration_is_refused() -> None:
         Settings(  # type: ignore[call-arg]
             _env_file=None, jwt_plan_values=["premium=platinum"]
         )
-
-
-def test_clock_is_the_servers(keys: Keys) -> None:
-    assert abs(time.time() - NOW) > 3600  # the tokens above are valid only on the injected clock

@@ -182,3 +182,29 @@ async def test_graceful_shutdown_finishes_in_flight_requests(
             assert response.json()["result"]["status"]["state"] == "completed"
             # uvicorn ends by re-raising the signal it handled, as a well-behaved child should
             assert await asyncio.to_thread(server.process.wait, 20) in (0, -signal.SIGTERM)
+
+
+async def test_development_mode_prints_and_accepts_the_demo_tokens(
+    settings: Settings, tmp_path: Path
+) -> None:
+    env = {"A2A_DEV_MODE": "1", "A2A_DATA_DIR": str(settings.data_dir)}
+    with server_process(env, tmp_path) as server:
+        async with httpx.AsyncClient(base_url=server.base_url, timeout=30) as http:
+            statuses = {}
+            for token in ("demo-free", "demo-pro", "demo-organization", "demo-enterprise"):
+                response = await http.post(
+                    "/api/v1/a2a",
+                    json=rpc_body("message/send", send_params("Rerum Novarum", "document_search")),
+                    headers={"Authorization": f"Bearer {token}"},
+                )
+                statuses[token] = response.status_code
+        banner = server.log()
+    assert statuses == {
+        "demo-free": 403,
+        "demo-pro": 200,
+        "demo-organization": 200,
+        "demo-enterprise": 200,
+    }
+    for token in statuses:
+        assert token in banner
+    assert "Development mode" in banner

@@ -5,7 +5,6 @@ see them, and a second server process on the same Redis does."""
 from __future__ import annotations
 
 import contextlib
-import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -19,7 +18,7 @@ from skills.qa.prompt import REWRITE, SYSTEM
 from tests.fake_llm import FakeLLM, fake_llm
 from tests.kb_support import FakeEmbeddings, fake_embeddings
 from tests.qa_support import QA_BUILTINS, artifact_parts, ask, corpus_settings
-from tests.support import Harness, harness
+from tests.support import Harness, harness, isolated_settings
 
 FIRST = "What does the Letter on Labour teach about the just wage?"
 FOLLOW_UP = "And what does it say about rest?"
@@ -27,11 +26,7 @@ FOLLOW_UP = "And what does it say about rest?"
 
 @pytest.fixture(scope="session")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
-    with pytest.MonkeyPatch.context() as patch:
-        for name in list(os.environ):
-            if name.startswith("A2A_"):
-                patch.delenv(name)
-        base = Settings(_env_file=None)  # type: ignore[call-arg]
+    with isolated_settings() as base:
         yield corpus_settings(base, tmp_path_factory.mktemp("qa-conversation"))
 
 

@@ -5,7 +5,6 @@ when ../shared/refdata/kb-* is absent (CI has it)."""
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -15,13 +14,9 @@ import pytest
 from app.config import Settings
 from skills.knowledge.ingestion import ingest
 from skills.qa.extractive import INTRO
+from tests.kb_support import CYPRIAN, SUMMA, TRENT, need_kb_refdata
 from tests.qa_support import QA_BUILTINS, artifact_parts, ask, footnotes
-from tests.support import SHARED, harness
-
-REFDATA = SHARED / "refdata"
-SUMMA = REFDATA / "kb-summa-prima-pars"
-TRENT = REFDATA / "kb-catechism-trent" / "Catholic_Catechism_Trent.md"
-CYPRIAN = REFDATA / "kb-fathers-cyprian-letters"
+from tests.support import harness, isolated_settings
 
 
 def retrieval_questions() -> list[tuple[str, str]]:
@@ -33,13 +28,8 @@ def retrieval_questions() -> list[tuple[str, str]]:
 
 @pytest.fixture(scope="module")
 def refdata(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
-    if not (SUMMA.is_dir() and TRENT.is_file() and CYPRIAN.is_dir()):
-        pytest.skip("../shared/refdata/kb-* is absent (CI has it)")
-    with pytest.MonkeyPatch.context() as patch:
-        for name in list(os.environ):
-            if name.startswith("A2A_"):
-                patch.delenv(name)
-        settings = Settings(_env_file=None, data_dir=tmp_path_factory.mktemp("qa-refdata"))  # type: ignore[call-arg]
+    need_kb_refdata()
+    with isolated_settings(data_dir=tmp_path_factory.mktemp("qa-refdata")) as settings:
         report = ingest([SUMMA, CYPRIAN, TRENT], settings, include="*.[hj]*")
         assert not report.errors
         yield settings

@@ -5,7 +5,6 @@ case asserts the exact artifact or the exact failed task."""
 from __future__ import annotations
 
 import contextlib
-import os
 import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -18,7 +17,7 @@ from skills.knowledge.retrieval import KnowledgeBase
 from skills.qa.engine import provider_from_settings
 from tests.fake_llm import FakeLLM, Reply, fake_llm, refused_url
 from tests.qa_support import QA_BUILTINS, artifact_parts, ask, corpus_settings, failure
-from tests.support import Harness, harness, validate_definition
+from tests.support import Harness, harness, isolated_settings, validate_definition
 
 QUESTION = "What is a just wage for a worker?"
 FAILED = "The language model service failed"
@@ -70,11 +69,7 @@ def rest(index: int) -> dict[str, Any]:
 
 @pytest.fixture(scope="session")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
-    with pytest.MonkeyPatch.context() as patch:
-        for name in list(os.environ):
-            if name.startswith("A2A_"):
-                patch.delenv(name)
-        base = Settings(_env_file=None)  # type: ignore[call-arg]
+    with isolated_settings() as base:
         yield corpus_settings(base, tmp_path_factory.mktemp("qa-corpus"))
 
 
