@@ -30,11 +30,16 @@ from pathlib import Path
 
 import tantivy
 
-from app.config import Settings
 from bench.knowledge import OUT, QUERIES, dir_bytes, percentile
-from skills.knowledge.index import FIELD_BOOSTS, IndexEntry, IndexWriter, PassageIndex
-from skills.knowledge.ingestion import ingest
-from skills.knowledge.library import knowledge_dir, prepare
+from magisterium_a2a.skills.knowledge.index import (
+    FIELD_BOOSTS,
+    IndexEntry,
+    IndexWriter,
+    PassageIndex,
+)
+from magisterium_a2a.skills.knowledge.ingestion import ingest
+from magisterium_a2a.skills.knowledge.library import knowledge_dir, prepare
+from magisterium_a2a.skills.knowledge.settings import KnowledgeSettings
 from tests.test_knowledge_refdata import CYPRIAN, QUESTIONS, SUMMA, TRENT
 
 Search = Callable[[str, int], list[tuple[int, int]]]
@@ -159,7 +164,7 @@ def top_documents(search: Search, doc_of: dict[int, str], query: str, n: int = 3
 def real_corpus() -> Path:
     data_dir = OUT / "kb-refdata"
     if not (knowledge_dir_of(data_dir) / "documents.sqlite3").exists():
-        settings = Settings(_env_file=None, data_dir=data_dir)  # type: ignore[call-arg]
+        settings = KnowledgeSettings(_env_file=None, data_dir=data_dir)  # type: ignore[call-arg]
         prepare(settings)
         report = ingest([SUMMA, CYPRIAN, TRENT], settings, include="*.[hj]*")
         assert not report.errors, report.errors
@@ -167,7 +172,7 @@ def real_corpus() -> Path:
 
 
 def knowledge_dir_of(data_dir: Path) -> Path:
-    return knowledge_dir(Settings(_env_file=None, data_dir=data_dir))  # type: ignore[call-arg]
+    return knowledge_dir(KnowledgeSettings(_env_file=None, data_dir=data_dir))  # type: ignore[call-arg]
 
 
 def main() -> None:

@@ -15,8 +15,8 @@ import json
 import random
 from pathlib import Path
 
-from skills.knowledge.ingest import discover, read_file
-from skills.knowledge.passages import _SENTENCE_END
+from magisterium_a2a.skills.knowledge.ingest import discover, read_file
+from magisterium_a2a.skills.knowledge.passages import _SENTENCE_END
 
 ROOT = Path(__file__).resolve().parent.parent
 REFDATA = ROOT.parent / "shared" / "refdata"

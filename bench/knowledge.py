@@ -30,10 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from app.config import Settings
-from app.pytest_plugin import free_port
 from bench.kb_corpus import generate
-from skills.base import (
+from magisterium_a2a.plugin import (
     Artifact,
     FunctionSkill,
     Message,
@@ -42,11 +40,13 @@ from skills.base import (
     data_part,
     text_part,
 )
-from skills.knowledge.embeddings import VectorIndex, to_blob
-from skills.knowledge.ingestion import ingest
-from skills.knowledge.library import knowledge_dir, prepare
-from skills.knowledge.retrieval import KnowledgeBase, knowledge_base
-from skills.knowledge.store import Store
+from magisterium_a2a.skills.knowledge.embeddings import VectorIndex, to_blob
+from magisterium_a2a.skills.knowledge.ingestion import ingest
+from magisterium_a2a.skills.knowledge.library import knowledge_dir, prepare
+from magisterium_a2a.skills.knowledge.retrieval import KnowledgeBase, knowledge_base
+from magisterium_a2a.skills.knowledge.settings import KnowledgeSettings
+from magisterium_a2a.skills.knowledge.store import Store
+from magisterium_a2a.testing.pytest_plugin import free_port
 from tests.kb_support import BUILTINS
 from tests.support import harness
 from tests.test_knowledge_refdata import QUESTIONS
@@ -141,7 +141,7 @@ def time_fetch(kb: KnowledgeBase, ids: list[str], rounds: int) -> dict[str, floa
     }
 
 
-def add_random_vectors(settings: Settings, model: str, dims: int) -> float:
+def add_random_vectors(settings: KnowledgeSettings, model: str, dims: int) -> float:
     store = Store(knowledge_dir(settings))
     rng = np.random.default_rng(11)
     start = time.perf_counter()
@@ -198,7 +198,7 @@ def noop(env: SkillEnvironment) -> list[FunctionSkill]:
 
 
 async def fetch_cost(
-    settings: Settings, doc_id: str, rounds: int, n: int = 1500
+    settings: KnowledgeSettings, doc_id: str, rounds: int, n: int = 1500
 ) -> dict[str, float]:
     """Server CPU per message/send (in-process ASGI app and client), no-op skill
     against document_fetch of one document, interleaved rounds, medians."""
@@ -242,7 +242,7 @@ async def main() -> None:
     results: dict[str, Any] = {"passages_requested": args.passages, "rounds": args.rounds}
     corpus = OUT / f"corpus-{args.passages}.jsonl"
     data_dir = OUT / f"kb-{args.passages}"
-    settings = Settings(_env_file=None, data_dir=data_dir)  # type: ignore[call-arg]
+    settings = KnowledgeSettings(_env_file=None, data_dir=data_dir)  # type: ignore[call-arg]
 
     if not args.reuse or not data_dir.exists():
         shutil.rmtree(data_dir, ignore_errors=True)

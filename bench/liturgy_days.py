@@ -10,15 +10,15 @@ import time
 from datetime import date, timedelta
 from pathlib import Path
 
-from app.config import Settings
-from skills.liturgical_readings import format_day
-from skills.liturgy.engine import LiturgyEngine
-from skills.saints_of_the_day import format_saints
+from magisterium_a2a.skills.liturgical_readings import format_day
+from magisterium_a2a.skills.liturgy.engine import LiturgyEngine
+from magisterium_a2a.skills.liturgy.settings import LiturgySettings
+from magisterium_a2a.skills.saints_of_the_day import format_saints
 
 
 def main() -> None:
     data_dir = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("/nonexistent-liturgy-data")
-    engine = LiturgyEngine(Settings(_env_file=None, data_dir=data_dir))  # type: ignore[call-arg]
+    engine = LiturgyEngine(LiturgySettings(_env_file=None, data_dir=data_dir))  # type: ignore[call-arg]
     first = {}
     for year in (2026, 2027):
         started = time.perf_counter()

@@ -12,15 +12,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from app.config import Settings
-from skills.knowledge.ingestion import ingest
-from skills.knowledge.retrieval import KnowledgeBase
-from skills.qa.engine import QAEngine
-from skills.qa.extractive import ExtractiveProvider
+from magisterium_a2a.skills.knowledge.ingestion import ingest
+from magisterium_a2a.skills.knowledge.retrieval import KnowledgeBase
+from magisterium_a2a.skills.qa.engine import QAEngine
+from magisterium_a2a.skills.qa.extractive import ExtractiveProvider
+from tests.support import AllSettings
 from tests.test_knowledge_refdata import CYPRIAN, QUESTIONS, SUMMA, TRENT
 
 
-async def rounds(settings: Settings, count: int) -> list[list[float]]:
+async def rounds(settings: AllSettings, count: int) -> list[list[float]]:
     kb = KnowledgeBase.open(settings)
     engine = QAEngine(kb, ExtractiveProvider(kb), sources=settings.qa_sources)
     results: list[list[float]] = []
@@ -40,7 +40,7 @@ async def rounds(settings: Settings, count: int) -> list[list[float]]:
 def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 3
     with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(_env_file=None, data_dir=Path(tmp))  # type: ignore[call-arg]
+        settings = AllSettings(_env_file=None, data_dir=Path(tmp))  # type: ignore[call-arg]
         ingest([SUMMA, CYPRIAN, TRENT], settings, include="*.[hj]*")
         for number, timings in enumerate(asyncio.run(rounds(settings, count)), 1):
             p90 = timings[int(len(timings) * 0.9)]

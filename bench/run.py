@@ -200,7 +200,16 @@ def targets(redis_url: str, skill: str, part: str, workers: int = 1) -> list[Tar
         "A2A_LIMIT_EXPENSIVE_PER_MINUTE": "1000000000",
         "A2A_LOG_LEVEL": "warning",
     }
-    ours = [PYTHON, "-m", "app", "serve", "--port", "{port}", "--workers", str(workers)]
+    ours = [
+        PYTHON,
+        "-m",
+        "magisterium_a2a.server",
+        "serve",
+        "--port",
+        "{port}",
+        "--workers",
+        str(workers),
+    ]
     uvicorn = [PYTHON, *UVICORN, "--port", "{port}"]
     return [
         Target("floor", "(1) bare FastAPI route", [*uvicorn, "bench.apps.floor:app"], body="{}"),
@@ -242,7 +251,7 @@ def issue_token(redis_url: str) -> str:
         [
             PYTHON,
             "-m",
-            "app",
+            "magisterium_a2a.server",
             "tokens",
             "create",
             "--user",

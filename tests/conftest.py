@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 import redis as redis_sync
 
-from app.config import Settings
-from tests.support import ROOT, Harness, a2a_schema, harness
+from magisterium_a2a.server.config import Settings
+from tests.support import ROOT, AllSettings, Harness, a2a_schema, harness
 
 REDIS_URL = "redis://127.0.0.1:6379/9"
 PLUGIN_SRC = ROOT / "tests" / "plugins"
@@ -58,7 +58,7 @@ def plugin_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 @pytest.fixture
 def settings(tmp_path: Path, plugin_site: Path) -> Settings:
-    return Settings(_env_file=None, data_dir=tmp_path / "data")  # type: ignore[call-arg]
+    return AllSettings(_env_file=None, data_dir=tmp_path / "data")  # type: ignore[call-arg]
 
 
 @pytest.fixture

@@ -15,12 +15,15 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner, Result
 
-from app.cli import cli
-from app.config import Settings
-from app.pytest_plugin import free_port
+from magisterium_a2a.server.cli import cli
+from magisterium_a2a.server.config import Settings
+from magisterium_a2a.testing.pytest_plugin import free_port
 from tests.support import SHARED, Harness
 
-BUILTINS = ("skills.document_search:create", "skills.document_fetch:create")
+BUILTINS = (
+    "magisterium_a2a.skills.document_search:create",
+    "magisterium_a2a.skills.document_fetch:create",
+)
 SUMMA = SHARED / "refdata" / "kb-summa-prima-pars"
 TRENT = SHARED / "refdata" / "kb-catechism-trent" / "Catholic_Catechism_Trent.md"
 CYPRIAN = SHARED / "refdata" / "kb-fathers-cyprian-letters"

@@ -7,14 +7,14 @@ import re
 from pathlib import Path
 from typing import Any
 
-from app.config import Settings
-from skills.knowledge.ingestion import ingest
+from magisterium_a2a.server.config import Settings
+from magisterium_a2a.skills.knowledge.ingestion import ingest
 from tests.support import Harness
 
 QA_BUILTINS = (
-    "skills.catholic_qa:create",
-    "skills.document_search:create",
-    "skills.document_fetch:create",
+    "magisterium_a2a.skills.catholic_qa:create",
+    "magisterium_a2a.skills.document_search:create",
+    "magisterium_a2a.skills.document_fetch:create",
 )
 
 LABOUR = """---

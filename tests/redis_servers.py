@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import redis as redis_sync
 
-from app.pytest_plugin import free_port
+from magisterium_a2a.testing.pytest_plugin import free_port
 
 REDIS_SERVER = shutil.which("redis-server")
 

@@ -18,18 +18,40 @@ import jsonschema
 import pytest
 from asgi_lifespan import LifespanManager
 
-from app.auth import TokenRecord, TokenStore, hash_token, new_token
-from app.clock import Clock, IdFactory
-from app.config import Plan, Settings
-from app.main import Runtime, create_app
-from app.pytest_plugin import ServerProcess, running_server
-from skills.registry import SkillRegistry
+from magisterium_a2a.plugin import PluginSettings
+from magisterium_a2a.server.clock import Clock, IdFactory
+from magisterium_a2a.server.config import Settings
+from magisterium_a2a.server.identity import Plan, hash_token
+from magisterium_a2a.server.main import create_app
+from magisterium_a2a.server.registry import SkillRegistry
+from magisterium_a2a.server.runtime import Runtime
+from magisterium_a2a.server.tokens import TokenRecord, TokenStore, new_token
+from magisterium_a2a.skills.knowledge.settings import KnowledgeSettings
+from magisterium_a2a.skills.liturgy.settings import LiturgySettings
+from magisterium_a2a.skills.qa.settings import QASettings
+from magisterium_a2a.testing.pytest_plugin import ServerProcess, running_server
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 SCHEMA_PATH = SHARED / "refdata" / "a2a-v0.3" / "a2a.json"
 ENDPOINT = "/api/v1/a2a"
 _ids = itertools.count(1)
+FAMILIES: tuple[type[PluginSettings], ...] = (LiturgySettings, KnowledgeSettings, QASettings)
+
+
+class AllSettings(Settings, LiturgySettings, KnowledgeSettings, QASettings):
+    """The server's settings and every built-in skill family's in one object, so a
+    test sets any ``A2A_*`` field in one place; the harness hands each family its
+    own part (the server never sees the families' fields)."""
+
+
+def families(settings: Settings) -> list[PluginSettings]:
+    """Each built-in family's settings, taken from the fields ``settings`` has."""
+    values = dict(settings)
+    return [
+        kind.model_validate({k: values[k] for k in kind.model_fields if k in values})
+        for kind in FAMILIES
+    ]
 
 
 async def issue_token(
@@ -65,7 +87,7 @@ def isolated_settings(**fields: Any) -> Iterator[Settings]:
         for name in list(os.environ):
             if name.startswith("A2A_"):
                 patch.delenv(name)
-        yield Settings(_env_file=None, **fields)  # type: ignore[call-arg]
+        yield AllSettings(_env_file=None, **fields)  # type: ignore[call-arg]
 
 
 def rpc_body(method: str, params: Any = None, req_id: int | str = 1) -> dict[str, Any]:
@@ -137,9 +159,17 @@ async def harness(
     builtins: tuple[str, ...] = (),
 ) -> AsyncIterator[Harness]:
     def registry(env: Any) -> SkillRegistry:
-        return SkillRegistry.load(env, builtins=builtins)
+        return SkillRegistry.load(
+            env, builtins=builtins, extra=settings.extra_skills, disabled=settings.disabled_skills
+        )
 
-    app = create_app(settings, clock=clock, ids=ids, registry_factory=registry)
+    app = create_app(
+        settings,
+        clock=clock,
+        ids=ids,
+        registry_factory=registry,
+        plugin_settings=families(settings),
+    )
     async with LifespanManager(app) as manager:
         runtime: Runtime = app.state.runtime
         transport = httpx.ASGITransport(app=manager.app)

@@ -10,8 +10,8 @@ import pytest
 from click.testing import Result
 from typer.testing import CliRunner
 
-from app.cli import cli
-from app.config import Settings
+from magisterium_a2a.server.cli import cli
+from magisterium_a2a.server.config import Settings
 from tests.support import harness
 
 runner = CliRunner()

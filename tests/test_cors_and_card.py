@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from a2a import types as sdk
 
-from app.config import Settings
+from magisterium_a2a.server.config import Settings
 from tests.support import Harness, harness, validate_definition
 
 ORIGIN = "https://orchestrator.example"

@@ -15,8 +15,8 @@ import pytest
 import yaml
 from compose_spec import PyCompose
 
-from app.config import Settings
-from app.pytest_plugin import running_server
+from magisterium_a2a.server.config import Settings
+from magisterium_a2a.testing.pytest_plugin import running_server
 from tests.support import ROOT
 
 DOCKERFILE = (ROOT / "Dockerfile").read_text()

@@ -3,7 +3,7 @@ test command it gives is the one CI runs."""
 
 from __future__ import annotations
 
-from app.config import Settings
+from magisterium_a2a.server.config import Settings
 from tests.support import ROOT
 
 README = (ROOT / "README.md").read_text()

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from app.cli import cli
-from app.config import Settings
+from magisterium_a2a.server.cli import cli
+from magisterium_a2a.server.config import Settings
 
 runner = CliRunner()
 

@@ -28,9 +28,9 @@ from anyio.from_thread import start_blocking_portal
 from hypothesis import HealthCheck, currently_in_test_context, event, given, settings
 from hypothesis import strategies as st
 
-from app.admin_client import AdminClient
-from app.config import Settings
-from app.pytest_plugin import MagisteriumServer
+from magisterium_a2a.server.config import Settings
+from magisterium_a2a.testing.admin_client import AdminClient
+from magisterium_a2a.testing.pytest_plugin import MagisteriumServer
 from tests.support import ENDPOINT, a2a_schema, harness, rpc_body, send_params, server_process
 
 CONTRACT_CODES = frozenset(

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from app.config import Settings
-from skills.knowledge.library import knowledge_dir
-from skills.knowledge.retrieval import KnowledgeBase, fuse
-from skills.knowledge.store import Store
+from magisterium_a2a.server.config import Settings
+from magisterium_a2a.skills.knowledge.library import knowledge_dir
+from magisterium_a2a.skills.knowledge.retrieval import KnowledgeBase, fuse
+from magisterium_a2a.skills.knowledge.store import Store
 from tests.kb_support import (
     BUILTINS,
     FakeEmbeddings,

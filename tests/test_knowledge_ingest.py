@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from app.config import Settings
-from skills.knowledge.library import knowledge_dir, prepare
-from skills.knowledge.store import Store, Writer
+from magisterium_a2a.server.config import Settings
+from magisterium_a2a.skills.knowledge.library import knowledge_dir, prepare
+from magisterium_a2a.skills.knowledge.store import Store, Writer
 from tests.kb_support import BUILTINS, fetch, result_ids, run_cli, search
 from tests.support import harness
 
@@ -335,7 +335,7 @@ def test_an_index_left_ahead_of_the_database_is_rebuilt(
         raise KeyboardInterrupt
 
     monkeypatch.setattr(Writer, "finish", crash_between_commits)
-    from skills.knowledge.ingest import read_file
+    from magisterium_a2a.skills.knowledge.ingest import read_file
 
     [doc] = read_file(tmp_path / "src" / "a.md")
     with pytest.raises(KeyboardInterrupt), store.writer() as writer:

@@ -12,11 +12,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from app.config import Settings
-from skills.knowledge.ingest import read_file
-from skills.knowledge.library import knowledge_dir
-from skills.knowledge.retrieval import KnowledgeBase
-from skills.knowledge.store import Store
+from magisterium_a2a.server.config import Settings
+from magisterium_a2a.skills.knowledge.ingest import read_file
+from magisterium_a2a.skills.knowledge.library import knowledge_dir
+from magisterium_a2a.skills.knowledge.retrieval import KnowledgeBase
+from magisterium_a2a.skills.knowledge.store import Store
 from tests.kb_support import (
     BUILTINS,
     CYPRIAN,

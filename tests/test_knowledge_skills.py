@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from app.config import Settings
-from skills.knowledge.catalogue import load_catalogue
+from magisterium_a2a.server.config import Settings
+from magisterium_a2a.skills.knowledge.catalogue import load_catalogue
 from tests.kb_support import BUILTINS, fetch, result_ids, search
 from tests.support import Harness, harness, validate_definition
 

@@ -10,20 +10,26 @@ from typing import Any
 
 import pytest
 
-from app.clock import ManualClock
-from app.config import Settings
-from skills.liturgy.calendar import LiturgicalCalendar
-from skills.liturgy.dates import DateQueryParser
-from skills.liturgy.engine import LiturgyEngine, builtin_table, save_lectionary, save_martyrology
-from skills.liturgy.lectionary_format import parse_csv, to_csv
-from skills.liturgy.martyrology import MartyrologyImportError, import_martyrology
-from skills.liturgy.tamil import convert_citation, normalise_name, parse_dump
+from magisterium_a2a.server.clock import ManualClock
+from magisterium_a2a.server.config import Settings
+from magisterium_a2a.skills.liturgy.calendar import LiturgicalCalendar
+from magisterium_a2a.skills.liturgy.dates import DateQueryParser
+from magisterium_a2a.skills.liturgy.engine import (
+    LiturgyEngine,
+    builtin_table,
+    save_lectionary,
+    save_martyrology,
+)
+from magisterium_a2a.skills.liturgy.lectionary_format import parse_csv, to_csv
+from magisterium_a2a.skills.liturgy.martyrology import MartyrologyImportError, import_martyrology
+from magisterium_a2a.skills.liturgy.settings import LiturgySettings
+from magisterium_a2a.skills.liturgy.tamil import convert_citation, normalise_name, parse_dump
 from tests.support import SHARED, harness
 
 BUILTINS = (
-    "skills.liturgical_readings:create",
-    "skills.saints_of_the_day:create",
-    "skills.saint_lookup:create",
+    "magisterium_a2a.skills.liturgical_readings:create",
+    "magisterium_a2a.skills.saints_of_the_day:create",
+    "magisterium_a2a.skills.saint_lookup:create",
 )
 REFDATA = SHARED / "refdata"
 TAMIL = REFDATA / "lectionary-tamil" / "liturgy_lectionary_table_readings__list.sql"
@@ -127,7 +133,7 @@ def test_united_states_moves_epiphany_and_ascension(calendar: LiturgicalCalendar
 
 
 def test_every_sunday_and_solemnity_2026_2027_is_complete_from_builtin(tmp_path: Path) -> None:
-    engine = LiturgyEngine(Settings(_env_file=None, data_dir=tmp_path))  # type: ignore[call-arg]
+    engine = LiturgyEngine(LiturgySettings(_env_file=None, data_dir=tmp_path))  # type: ignore[call-arg]
     missing = []
     for year in (2026, 2027):
         for day in engine.calendar.year(year).days.values():
@@ -182,7 +188,7 @@ def _names(calendar: LiturgicalCalendar) -> dict[str, str]:
 def test_tamil_import_fills_ordinary_time(tmp_path: Path, calendar: LiturgicalCalendar) -> None:
     table, report = parse_dump(refdata(TAMIL).read_text(encoding="utf-8"), _names(calendar))
     assert report.rows == 4000 and report.entries > 1000
-    settings = Settings(_env_file=None, data_dir=tmp_path)  # type: ignore[call-arg]
+    settings = LiturgySettings(_env_file=None, data_dir=tmp_path)  # type: ignore[call-arg]
     save_lectionary(settings, table)
     engine = LiturgyEngine(settings)
     weekday = engine.readings(date(2026, 7, 16))  # Thursday, 15th week, cycle II

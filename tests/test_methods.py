@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from app.clock import ManualClock
-from app.config import Settings
-from app.protocol import Message, Task, TaskStatus, TextPart
+from magisterium_a2a.server.clock import ManualClock
+from magisterium_a2a.server.config import Settings
+from magisterium_a2a.server.protocol import Message, Task, TaskStatus, TextPart
 from tests.support import Harness, harness, send_params
 
 GOOD = send_params("hi")["message"]

@@ -15,8 +15,8 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 from jwt.algorithms import ECAlgorithm, OKPAlgorithm, RSAAlgorithm
 
-from app.clock import ManualClock
-from app.config import Settings
+from magisterium_a2a.server.clock import ManualClock
+from magisterium_a2a.server.config import Settings
 from tests.support import Harness, harness
 
 ISSUER = "https://idp.example.org/"

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.config import Settings
-from skills.base import (
+from magisterium_a2a.plugin import (
     Artifact,
     CostClass,
     FunctionSkill,
@@ -17,14 +16,15 @@ from skills.base import (
     SkillEnvironment,
     text_part,
 )
-from skills.registry import ENTRY_POINT_GROUP, SkillLoadError, SkillRegistry
+from magisterium_a2a.server.config import Settings
+from magisterium_a2a.server.registry import ENTRY_POINT_GROUP, SkillLoadError, SkillRegistry
 from tests.support import harness
 
 
 def env(settings: Settings) -> SkillEnvironment:
-    from app.clock import SystemClock
+    from magisterium_a2a.server.clock import SystemClock
 
-    return SkillEnvironment(settings=settings, clock=SystemClock())
+    return SkillEnvironment(clock=SystemClock(), data_dir=settings.data_dir)
 
 
 async def _noop(message: Message, context: SkillContext) -> list[Artifact]:
@@ -105,9 +105,7 @@ async def test_configured_factories_are_registered(settings: Settings) -> None:
 
 
 def test_disabled_entry_points_are_not_loaded(settings: Settings) -> None:
-    registry = SkillRegistry.load(
-        env(settings.model_copy(update={"disabled_skills": ["test_skills"]})), builtins=()
-    )
+    registry = SkillRegistry.load(env(settings), builtins=(), disabled=["test_skills"])
     assert len(registry) == 0
 
 
@@ -126,5 +124,27 @@ def test_disabled_entry_points_are_not_loaded(settings: Settings) -> None:
 )
 def test_broken_sources_fail_loudly(settings: Settings, ref: str, message: str) -> None:
     with pytest.raises(SkillLoadError, match=message.replace("(", r"\(")) as raised:
-        SkillRegistry.load(env(settings.model_copy(update={"extra_skills": [ref]})), builtins=())
+        SkillRegistry.load(env(settings), builtins=(), extra=[ref])
     assert ref in str(raised.value) or "echo" in str(raised.value)
+
+
+async def test_a_plugin_reads_its_own_settings_and_never_the_servers(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("A2A_GREETER_SALUTATION", "Pax")
+    monkeypatch.setenv("A2A_GREETER_REPEAT", "2")
+    monkeypatch.setenv("A2A_REDIS_URL", "redis://secret-host:6379/0")
+    configured = settings.model_copy(
+        update={
+            "extra_skills": ["magisterium_test_skills.configured:create"],
+            "admin_token": "a-very-secret-admin-token",
+        }
+    )
+    async with harness(configured) as h:
+        task = (await h.send(await h.token(), skill="greeter")).json()["result"]
+    data = task["artifacts"][0]["parts"][0]["data"]
+    assert data["text"] == "Pax Pax"
+    assert set(data["settings"]) == {"data_dir", "greeter_salutation", "greeter_repeat"}
+    assert data["settings"]["data_dir"] == str(settings.data_dir)
+    assert data["environment"] == ["clock", "data_dir"]
+    assert "secret" not in str(data)

@@ -15,9 +15,9 @@ from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
 from a2a.client.errors import A2AClientJSONRPCError
 from a2a.types import Message, Part, Role, Task, TaskIdParams, TaskQueryParams, TextPart
 
-from app.config import Settings
-from app.main import token_store
-from app.storage import Keys, connect
+from magisterium_a2a.server.config import Settings
+from magisterium_a2a.server.runtime import token_store
+from magisterium_a2a.server.storage import Keys, connect
 from tests.support import ServerProcess, issue_token, rpc_body, send_params, server_process
 
 pytestmark = pytest.mark.subprocess

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
-from app.config import Settings
-from skills.qa.prompt import REWRITE, SYSTEM
+from magisterium_a2a.server.config import Settings
+from magisterium_a2a.skills.qa.prompt import REWRITE, SYSTEM
 from tests.fake_llm import FakeLLM, fake_llm
 from tests.kb_support import FakeEmbeddings, fake_embeddings
 from tests.qa_support import QA_BUILTINS, artifact_parts, ask, corpus_settings

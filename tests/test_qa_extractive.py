@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from app.config import Settings
-from skills.knowledge.ingestion import ingest
-from skills.qa.extractive import INTRO
+from magisterium_a2a.server.config import Settings
+from magisterium_a2a.skills.knowledge.ingestion import ingest
+from magisterium_a2a.skills.qa.extractive import INTRO
 from tests.kb_support import CYPRIAN, SUMMA, TRENT, need_kb_refdata
 from tests.qa_support import QA_BUILTINS, artifact_parts, ask, footnotes
 from tests.support import harness, isolated_settings

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
-from app.config import Settings
-from skills.knowledge.retrieval import KnowledgeBase
-from skills.qa.engine import provider_from_settings
+from magisterium_a2a.server.config import Settings
+from magisterium_a2a.skills.knowledge.retrieval import KnowledgeBase
+from magisterium_a2a.skills.qa.engine import provider_from_settings
 from tests.fake_llm import FakeLLM, Reply, fake_llm, refused_url
 from tests.qa_support import QA_BUILTINS, artifact_parts, ask, corpus_settings, failure
 from tests.support import Harness, harness, isolated_settings, validate_definition

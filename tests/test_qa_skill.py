@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from app.clock import ManualClock
-from app.config import Settings
-from skills.qa.engine import NOT_ADDRESSED
-from skills.qa.extractive import INTRO
+from magisterium_a2a.server.clock import ManualClock
+from magisterium_a2a.server.config import Settings
+from magisterium_a2a.skills.qa.engine import NOT_ADDRESSED
+from magisterium_a2a.skills.qa.extractive import INTRO
 from tests.fake_llm import refused_url
 from tests.kb_support import run_cli
 from tests.qa_support import QA_BUILTINS, artifact_parts, ask, failure, footnotes

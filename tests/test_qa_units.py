@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from skills.knowledge.model import DocumentInfo
-from skills.knowledge.retrieval import PassageHit
-from skills.qa.citations import check, related
-from skills.qa.conversation import Turn, contextual_query, is_follow_up
-from skills.qa.openai_chat import endpoint_of
-from skills.qa.prompt import read_answer, read_query
-from skills.qa.provider import Draft, Source
-from skills.qa.sentences import whole_sentences
+from magisterium_a2a.skills.knowledge.model import DocumentInfo
+from magisterium_a2a.skills.knowledge.retrieval import PassageHit
+from magisterium_a2a.skills.qa.citations import check, related
+from magisterium_a2a.skills.qa.conversation import Turn, contextual_query, is_follow_up
+from magisterium_a2a.skills.qa.openai_chat import endpoint_of
+from magisterium_a2a.skills.qa.prompt import read_answer, read_query
+from magisterium_a2a.skills.qa.provider import Draft, Source
+from magisterium_a2a.skills.qa.sentences import whole_sentences
 
 
 def source(number: int, doc_id: str = "doc") -> Source:

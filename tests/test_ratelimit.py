@@ -8,8 +8,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from app.clock import ManualClock
-from app.config import Settings
+from magisterium_a2a.server.clock import ManualClock
+from magisterium_a2a.server.config import Settings
 from tests.support import Harness, harness, rpc_body, send_params
 
 START = 1_800_000_000.0

@@ -8,10 +8,10 @@ from collections import Counter
 import pytest
 import redis as redis_sync
 
-from app.auth import hash_token
-from app.clock import ManualClock
-from app.config import Settings
-from app.storage import Keys
+from magisterium_a2a.server.clock import ManualClock
+from magisterium_a2a.server.config import Settings
+from magisterium_a2a.server.identity import hash_token
+from magisterium_a2a.server.storage import Keys
 from tests.support import harness, send_params
 
 

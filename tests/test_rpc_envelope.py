@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from app.config import Settings
+from magisterium_a2a.server.config import Settings
 from tests.support import Harness, harness, rpc_body, send_params
 
 
@@ -158,7 +158,7 @@ async def test_expired_token_is_401(h: Harness) -> None:
 
 
 async def test_revoked_token_is_401(h: Harness) -> None:
-    from app.auth import hash_token
+    from magisterium_a2a.server.identity import hash_token
 
     token = await h.token()
     assert (await h.call("tasks/get", {"id": "x"}, token)).json()["error"]["code"] == -32001

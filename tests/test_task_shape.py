@@ -9,8 +9,8 @@ from typing import Any
 
 from a2a import types as sdk
 
-from app.clock import ManualClock
-from app.config import Settings
+from magisterium_a2a.server.clock import ManualClock
+from magisterium_a2a.server.config import Settings
 from tests.support import Harness, harness, send_params, validate_definition
 
 ISO_MS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")

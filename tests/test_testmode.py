@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from app.config import Settings
+from magisterium_a2a.server.config import Settings
 from tests.support import Harness, harness, send_params
 
 ADMIN = "admin-token-for-tests-0123456789"

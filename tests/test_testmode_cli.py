@@ -10,8 +10,8 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from app.cli import cli
-from app.pytest_plugin import ServerProcess
+from magisterium_a2a.server.cli import cli
+from magisterium_a2a.testing.pytest_plugin import ServerProcess
 from tests.support import rpc_body, send_params, server_process
 
 pytestmark = pytest.mark.subprocess

@@ -11,8 +11,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.auth import hash_token
-from app.config import Settings
+from magisterium_a2a.server.config import Settings
+from magisterium_a2a.server.identity import hash_token
 from tests.redis_servers import redis_cluster, redis_process, redis_sentinel
 from tests.support import harness, issue_token, rpc_body, send_params, server_process
 
@@ -52,7 +52,7 @@ async def test_redis_sentinel(settings: Settings, tmp_path: Path) -> None:
 
 
 def test_bad_sentinel_url_is_refused(settings: Settings) -> None:
-    from app.storage import connect
+    from magisterium_a2a.server.storage import connect
 
     with pytest.raises(ValueError, match="names the service"):
         connect(settings.model_copy(update={"redis_url": "redis+sentinel://127.0.0.1:26379"}))
@@ -64,8 +64,8 @@ async def test_redis_outage_and_recovery(
     aof = ("--appendonly", "yes", "--appendfsync", "always")
     with redis_process(tmp_path / "redis", *aof) as redis_server:
         configured = settings.model_copy(update={"redis_url": redis_server.url})
-        from app.main import token_store
-        from app.storage import Keys, connect
+        from magisterium_a2a.server.runtime import token_store
+        from magisterium_a2a.server.storage import Keys, connect
 
         client = connect(configured)
         token = await issue_token(token_store(configured, client, Keys("a2a")), "pro", "olga")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from magclient import MagisteriumClient, PlanRequired, RateLimited, TaskNotFound
 
-from app.pytest_plugin import MagisteriumServer
+from magisterium_a2a.testing.pytest_plugin import MagisteriumServer
 
 
 def client(server: MagisteriumServer, token: str, **kw: object) -> MagisteriumClient:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app.pytest_plugin import MagisteriumServer, serve_in_test_mode
+from magisterium_a2a.testing.pytest_plugin import MagisteriumServer, serve_in_test_mode
 from tests.support import ROOT
 
 

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 import httpx
 import pytest
 
-from app.pytest_plugin import MagisteriumServer
+from magisterium_a2a.testing.pytest_plugin import MagisteriumServer
 from tests.support import rpc_body, send_params
 
 PROBES = Path(__file__).resolve().parent / "probes"

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from app.pytest_plugin import MagisteriumServer
+from magisterium_a2a.testing.pytest_plugin import MagisteriumServer
 from tests.conformance.plan import PROBES, run_probe
 from tests.conformance.toolchains import CHROMIUM, PLAYWRIGHT, node_script, npm_prefix, require
 

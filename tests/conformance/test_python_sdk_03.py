@@ -23,7 +23,7 @@ from a2a.types import (
     TextPart,
 )
 
-from app.pytest_plugin import MagisteriumServer
+from magisterium_a2a.testing.pytest_plugin import MagisteriumServer
 from tests.conformance.plan import STEPS, make_plan
 
 pytestmark = pytest.mark.subprocess

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.pytest_plugin import MagisteriumServer
+from magisterium_a2a.testing.pytest_plugin import MagisteriumServer
 from tests.conformance.plan import PROBES, check_errors, check_happy_path, make_plan, run_probe
 from tests.conformance.toolchains import PYTHON_SDK_1X, python_env
 

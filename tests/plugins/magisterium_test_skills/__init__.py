@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from skills.base import (
+from magisterium_a2a.plugin import (
     Artifact,
     CostClass,
     DataPart,

@@ -1,5 +1,0 @@
-"""``python -m app`` is the ``magisterium-a2a`` command."""
-
-from app.cli import main
-
-main()

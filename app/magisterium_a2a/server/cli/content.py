@@ -1,0 +1,96 @@
+"""``magisterium-a2a content``: import content into the data directory.
+
+``content import lectionary PATH`` reads our own lectionary formats (``.txt``,
+``.csv``, ``.json``; see ``skills/liturgy/lectionary_format.py``) or the Tamil
+Lectionary SQL dump (``.sql``); ``content import martyrology PATH`` reads the
+CRMEDR registry, the 1914 English edition or Divinum Officium's text files.
+Imported data lives under ``<data_dir>/liturgy`` and is read at start-up.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from magisterium_a2a.server.cli.common import err, load_family
+from magisterium_a2a.skills.liturgy.calendar import CalendarError, LiturgicalCalendar
+from magisterium_a2a.skills.liturgy.engine import save_lectionary, save_martyrology
+from magisterium_a2a.skills.liturgy.lectionary import Table
+from magisterium_a2a.skills.liturgy.lectionary_format import (
+    FormatError,
+    parse_csv,
+    parse_json,
+    parse_text,
+)
+from magisterium_a2a.skills.liturgy.martyrology import MartyrologyImportError, import_martyrology
+from magisterium_a2a.skills.liturgy.settings import LiturgySettings
+from magisterium_a2a.skills.liturgy.tamil import TamilImportError, normalise_name, parse_dump
+
+content_cli = typer.Typer(help="Import content (lectionary, martyrology).", no_args_is_help=True)
+import_cli = typer.Typer(help="Import a data set into the data directory.", no_args_is_help=True)
+content_cli.add_typer(import_cli, name="import")
+
+PathArgument = Annotated[Path, typer.Argument(help="File or folder to import")]
+
+
+@import_cli.command("lectionary")
+def import_lectionary(path: PathArgument) -> None:
+    """Import a lectionary table; it fills what the built-in table lacks."""
+    settings = load_family(LiturgySettings)
+    if not path.is_file():
+        err.print(f"[red]No such file:[/red] {path}")
+        raise typer.Exit(2)
+    try:
+        text = path.read_text(encoding="utf-8")
+        table = _read_table(path, text, settings.liturgy_calendar, settings.liturgy_locale)
+    except (FormatError, TamilImportError, CalendarError, UnicodeDecodeError) as exc:
+        err.print(f"[red]Cannot import {path}:[/red] {exc}")
+        raise typer.Exit(1) from None
+    target = save_lectionary(settings, table)
+    typer.echo(f"Imported {len(table.entries)} lectionary entries from {path} into {target}.")
+
+
+def _read_table(path: Path, text: str, calendar_id: str, locale: str) -> Table:
+    suffix = path.suffix.lower()
+    name = path.stem
+    if suffix == ".sql":
+        calendar = LiturgicalCalendar(calendar_id, locale)
+        names: dict[str, str] = {}
+        for year in (2026, 2027):
+            for day in calendar.year(year).days.values():
+                for celebration in day.celebrations:
+                    names.setdefault(normalise_name(celebration.name), celebration.id)
+        for ident, entity in calendar.entities().items():
+            if entity.get("fullname"):
+                names.setdefault(normalise_name(str(entity["fullname"])), ident)
+        table, report = parse_dump(text, names, name=name)
+        typer.echo(
+            f"Read {report.rows} rows: {report.entries} entries; "
+            f"{len(report.skipped_days)} day keys and {report.skipped_refs} references not placed."
+        )
+        return table
+    if suffix == ".csv":
+        return parse_csv(text, name)
+    if suffix == ".json":
+        return parse_json(text, name)
+    if suffix == ".txt":
+        return parse_text(text, name)
+    raise FormatError(f"unknown lectionary format {suffix!r} (use .txt, .csv, .json or .sql)")
+
+
+@import_cli.command("martyrology")
+def import_martyrology_command(path: PathArgument) -> None:
+    """Import a Roman Martyrology data set (one of the three known formats)."""
+    settings = load_family(LiturgySettings)
+    if not path.exists():
+        err.print(f"[red]No such file or folder:[/red] {path}")
+        raise typer.Exit(2)
+    try:
+        martyrology = import_martyrology(path)
+    except MartyrologyImportError as exc:
+        err.print(f"[red]Cannot import:[/red] {exc}")
+        raise typer.Exit(1) from None
+    target = save_martyrology(settings, martyrology)
+    typer.echo(f"Imported {len(martyrology.entries)} martyrology entries into {target}.")

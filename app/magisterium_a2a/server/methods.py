@@ -1,0 +1,262 @@
+"""The A2A methods: ``message/send``, ``tasks/get`` and ``tasks/cancel``.
+
+Each takes the authenticated principal and its validated params model and
+returns the JSON of its result, so a task is encoded once for the store and
+the reply. Problems are raised as ``RPCError`` subclasses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from magisterium_a2a.plugin import Skill, SkillContext, SkillError
+from magisterium_a2a.server.clock import Clock, IdFactory, iso_timestamp
+from magisterium_a2a.server.config import Settings
+from magisterium_a2a.server.errors import (
+    InvalidParams,
+    InvalidStateTransition,
+    SkillNotFound,
+    TaskNotFound,
+)
+from magisterium_a2a.server.identity import Principal
+from magisterium_a2a.server.protocol import (
+    PART_KINDS,
+    TERMINAL_STATES,
+    Artifact,
+    JSONRPCRequest,
+    Message,
+    MessageSendParams,
+    Part,
+    Task,
+    TaskIdParams,
+    TaskQueryParams,
+    TaskState,
+    TaskStatus,
+    TextPart,
+    Wire,
+)
+from magisterium_a2a.server.ratelimit import RateLimiter
+from magisterium_a2a.server.registry import SkillRegistry
+from magisterium_a2a.server.tasks import TaskStore
+from magisterium_a2a.server.testmode import Faults
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """A method's result, already JSON, and any HTTP headers it adds."""
+
+    payload: bytes
+    headers: dict[str, str] = field(default_factory=dict)
+    outcome: str = "ok"
+
+
+@dataclass(frozen=True, slots=True)
+class Method:
+    params: type[Wire]
+    run: Callable[[Principal, Any], Awaitable[Result]]
+
+
+class A2AMethods:
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        store: TaskStore,
+        registry: SkillRegistry,
+        limiter: RateLimiter,
+        clock: Clock,
+        ids: IdFactory,
+        faults: Faults | None = None,
+    ) -> None:
+        self._faults = faults
+        self._store = store
+        self._registry = registry
+        self._limiter = limiter
+        self._clock = clock
+        self._ids = ids
+        self._default_skill = settings.default_skill
+        self._timeout = settings.skill_timeout_seconds
+        self.table: dict[str, Method] = {
+            "message/send": Method(MessageSendParams, self.send),
+            "tasks/get": Method(TaskQueryParams, self.get),
+            "tasks/cancel": Method(TaskIdParams, self.cancel),
+        }
+
+    async def send(self, principal: Principal, params: MessageSendParams) -> Result:
+        message = params.message
+        if message.role != "user":
+            raise InvalidParams.field("message.role", "must be 'user'")
+        skill_id = (message.metadata or {}).get("skillId", self._default_skill)
+        if not isinstance(skill_id, str):
+            raise InvalidParams.field("message.metadata.skillId", "must be a string")
+        skill = self._registry.get(skill_id)
+        if skill is None:
+            raise SkillNotFound(data={"skillId": skill_id})
+        forced = None
+        if self._faults is not None:
+            forced = await self._faults.skill_failure(principal, skill.id)
+        admission = self._limiter.admission(principal, skill.cost)
+        if skill.cheap:
+            # A cheap skill runs first, so that admission and storage share one round trip.
+            task = await self._execute(principal, skill, message, forced)
+            payload, state = await self._store.admit_and_save(principal.user_id, task, admission)
+        else:
+            state = await self._limiter.hit(admission)
+            task = await self._execute(principal, skill, message, forced)
+            payload = await self._store.save(principal.user_id, task)
+        return Result(payload, state.headers(), task.status.state)
+
+    def skill_of(self, request: JSONRPCRequest) -> str | None:
+        """The skill a raw message/send request names (before its params are checked)."""
+        if request.method != "message/send":
+            return None
+        params = request.params if isinstance(request.params, dict) else {}
+        message = params.get("message")
+        metadata = message.get("metadata") if isinstance(message, dict) else None
+        skill = metadata.get("skillId") if isinstance(metadata, dict) else None
+        return skill if isinstance(skill, str) else self._default_skill
+
+    async def _execute(
+        self, principal: Principal, skill: Skill, message: Message, forced: str | None
+    ) -> Task:
+        task_id = self._ids.uuid()
+        context_id = message.context_id or self._ids.uuid()
+        incoming = message.model_copy(update={"task_id": task_id, "context_id": context_id})
+        context = SkillContext(
+            user_id=principal.user_id,
+            plan=principal.plan,
+            task_id=task_id,
+            context_id=context_id,
+            ids=self._ids,
+            clock=self._clock,
+            earlier_tasks=lambda: self._store.context_tasks(principal.user_id, context_id),
+        )
+        if forced is not None:
+            return self._failed(skill, incoming, context, forced)
+        return await self._run(skill, incoming, context)
+
+    async def get(self, principal: Principal, params: TaskQueryParams) -> Result:
+        if params.history_length is None:
+            payload = await self._store.get_json(principal.user_id, params.id, principal.token_id)
+            if payload is None:
+                raise TaskNotFound(data={"id": params.id})
+            return Result(payload)
+        task = await self._owned(principal, params.id)
+        if task.history is not None:
+            keep = params.history_length
+            task = task.model_copy(update={"history": task.history[-keep:] if keep else []})
+        return Result(task.to_json())
+
+    async def cancel(self, principal: Principal, params: TaskIdParams) -> Result:
+        task = await self._owned(principal, params.id)
+        if task.status.state in TERMINAL_STATES:
+            raise InvalidStateTransition(
+                data={"id": task.id, "state": task.status.state},
+            )
+        status = TaskStatus(state="canceled", timestamp=iso_timestamp(self._clock.now()))
+        canceled = task.model_copy(update={"status": status})
+        return Result(await self._store.save(principal.user_id, canceled))
+
+    async def _owned(self, principal: Principal, task_id: str) -> Task:
+        task = await self._store.get(principal.user_id, task_id, principal.token_id)
+        if task is None:
+            raise TaskNotFound(data={"id": task_id})
+        return task
+
+    async def _run(self, skill: Skill, incoming: Message, context: SkillContext) -> Task:
+        """Run the skill to a terminal task; a skill failure is a failed task, not an error."""
+        try:
+            async with asyncio.timeout(self._timeout):
+                artifacts = list(await skill.handle(incoming, context))
+        except SkillError as exc:
+            return self._failed(skill, incoming, context, str(exc))
+        except TimeoutError:
+            reason = f"The skill '{skill.id}' did not answer within {self._timeout:g} seconds."
+            return self._failed(skill, incoming, context, reason)
+        except Exception:
+            log.exception("skill %s failed on task %s", skill.id, context.task_id)
+            reason = f"The skill '{skill.id}' failed unexpectedly; please try again later."
+            return self._failed(skill, incoming, context, reason)
+        if not artifacts or not all(isinstance(a, Artifact) for a in artifacts):
+            log.error("skill %s returned no artifacts, or something else", skill.id)
+            reason = f"The skill '{skill.id}' produced an invalid result."
+            return self._failed(skill, incoming, context, reason)
+        parts = [part for artifact in artifacts for part in artifact.parts]
+        reply = self._agent_message(context, parts)
+        return self._task(skill, context, "completed", artifacts, [incoming, reply])
+
+    def _failed(self, skill: Skill, incoming: Message, context: SkillContext, reason: str) -> Task:
+        reply = self._agent_message(context, [TextPart(kind="text", text=reason)])
+        return self._task(skill, context, "failed", [], [incoming, reply], status_message=reply)
+
+    def _agent_message(self, context: SkillContext, parts: Sequence[Part]) -> Message:
+        return Message(
+            kind="message",
+            role="agent",
+            message_id=self._ids.uuid(),
+            task_id=context.task_id,
+            context_id=context.context_id,
+            parts=list(parts),
+        )
+
+    def _task(
+        self,
+        skill: Skill,
+        context: SkillContext,
+        state: TaskState,
+        artifacts: list[Artifact],
+        history: list[Message],
+        status_message: Message | None = None,
+    ) -> Task:
+        return Task(
+            kind="task",
+            id=context.task_id,
+            context_id=context.context_id,
+            status=TaskStatus(
+                state=state, message=status_message, timestamp=iso_timestamp(self._clock.now())
+            ),
+            artifacts=artifacts,
+            history=history,
+            metadata={"skillId": skill.id},
+        )
+
+
+def parse_params(model: type[Wire], params: Any) -> Any:
+    """Validate params into their model; the error names the first bad field."""
+    if params is None:
+        raise InvalidParams.field("params", "required")
+    if not isinstance(params, dict):
+        raise InvalidParams.field("params", "must be an object")
+    try:
+        return model.model_validate(params)
+    except ValidationError as exc:
+        error = exc.errors(include_url=False)[0]
+        raise InvalidParams.field(_field_path(error["loc"]), error["msg"]) from None
+
+
+def _field_path(loc: Sequence[int | str]) -> str:
+    """``('message', 'parts', 0, 'text', 'text')`` -> ``message.parts[0].text``.
+
+    Pydantic puts the discriminator tag of a tagged union in the location;
+    it is not a field, so it is dropped.
+    """
+    path = ""
+    previous: int | str | None = None
+    for item in loc:
+        if isinstance(item, int):
+            path += f"[{item}]"
+        elif isinstance(previous, int) and item in PART_KINDS and path.endswith("]"):
+            previous = None
+            continue
+        else:
+            path += f".{item}" if path else item
+        previous = item
+    return path or "params"

@@ -1,0 +1,154 @@
+"""The runtime: every long-lived object a request needs (store, limiter,
+authenticator, skills, dispatcher), built once per process from the settings.
+
+Routes reach it through ``runtime_of(request)``; the app factory (``main``)
+builds it in the lifespan and knows nothing of how it is wired.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from redis.asyncio import Redis
+from starlette.requests import Request
+
+from magisterium_a2a.plugin import PluginSettings, SkillEnvironment
+from magisterium_a2a.server.agent_card import build_card
+from magisterium_a2a.server.auth import Authenticator
+from magisterium_a2a.server.clock import (
+    Clock,
+    IdFactory,
+    ManualClock,
+    RandomIds,
+    SeededIds,
+    ShiftedClock,
+    SystemClock,
+)
+from magisterium_a2a.server.config import Settings
+from magisterium_a2a.server.cors import CorsPolicy
+from magisterium_a2a.server.methods import A2AMethods
+from magisterium_a2a.server.observability import Call, Metrics, log_call
+from magisterium_a2a.server.oidc import JWTVerifier
+from magisterium_a2a.server.ratelimit import RateLimiter
+from magisterium_a2a.server.recording import Recorder
+from magisterium_a2a.server.registry import SkillRegistry
+from magisterium_a2a.server.rpc import Dispatcher
+from magisterium_a2a.server.storage import Keys, connect
+from magisterium_a2a.server.tasks import RedisTaskStore, TaskStore
+from magisterium_a2a.server.testmode import TestMode
+from magisterium_a2a.server.tokens import FileTokenStore, RedisTokenStore, TokenStore
+
+RegistryFactory = Callable[[SkillEnvironment], SkillRegistry]
+
+
+@dataclass
+class Runtime:
+    """Everything a request needs, built once per process."""
+
+    settings: Settings
+    redis: Redis
+    clock: Clock
+    store: TaskStore
+    tokens: TokenStore
+    auth: Authenticator
+    limiter: RateLimiter
+    registry: SkillRegistry
+    dispatcher: Dispatcher
+    cors: CorsPolicy
+    card_json: bytes
+    env: SkillEnvironment
+    testmode: TestMode | None
+    recorder: Recorder | None
+    metrics: Metrics
+
+    async def ready(self) -> bool:
+        return await self.store.ping()
+
+    async def close(self) -> None:
+        await self.env.close()
+        await self.redis.aclose()
+
+
+def token_store(settings: Settings, redis: Redis, keys: Keys) -> TokenStore:
+    """Tokens beside the tasks in Redis, or in the data directory when embedded."""
+    if settings.embedded:
+        return FileTokenStore(settings.data_dir / "tokens.json")
+    return RedisTokenStore(redis, keys, marker_seconds=int(settings.token_cache_seconds) * 2 + 60)
+
+
+def build_runtime(
+    settings: Settings,
+    *,
+    clock: Clock | None,
+    ids: IdFactory | None,
+    registry_factory: RegistryFactory | None = None,
+    plugin_settings: Iterable[PluginSettings] = (),
+) -> Runtime:
+    """Build every long-lived object of one server process, once, at start-up."""
+    keys = Keys(settings.key_prefix)
+    redis = connect(settings)
+    if settings.deterministic:
+        clock = clock or ManualClock(settings.deterministic_start)
+        ids = ids or SeededIds(settings.deterministic_seed)
+    clock = clock or SystemClock()
+    ids = ids or RandomIds()
+    testmode = None
+    if settings.test_mode:
+        clock = ShiftedClock(clock)
+        testmode = TestMode(redis, keys, clock, ids if isinstance(ids, SeededIds) else None)
+    store = RedisTaskStore(redis, keys, settings.task_ttl_seconds, clock)
+    limiter = RateLimiter(redis, keys, settings, clock)
+    tokens = token_store(settings, redis, keys)
+    auth = Authenticator(
+        tokens,
+        clock,
+        demo_tokens=settings.dev_mode,
+        # The embedded token file is its own cache, re-read when it changes.
+        cache_seconds=0 if settings.embedded else settings.token_cache_seconds,
+        jwt=JWTVerifier(settings, clock) if settings.jwt_enabled else None,
+    )
+    env = SkillEnvironment(clock=clock, data_dir=settings.data_dir, settings=plugin_settings)
+    registry = (
+        registry_factory(env)
+        if registry_factory is not None
+        else SkillRegistry.load(env, extra=settings.extra_skills, disabled=settings.disabled_skills)
+    )
+    metrics = Metrics(frozenset(skill.id for skill in registry))
+
+    def observe(call: Call) -> None:
+        metrics.observe(call)
+        log_call(call)
+
+    methods = A2AMethods(
+        settings=settings,
+        store=store,
+        registry=registry,
+        limiter=limiter,
+        clock=clock,
+        ids=ids,
+        faults=testmode,
+    )
+    return Runtime(
+        settings=settings,
+        redis=redis,
+        clock=clock,
+        store=store,
+        tokens=tokens,
+        auth=auth,
+        limiter=limiter,
+        registry=registry,
+        dispatcher=Dispatcher(methods, auth, settings.max_batch, faults=testmode, observe=observe),
+        cors=CorsPolicy(settings.cors_origins, settings.cors_max_age_seconds),
+        card_json=build_card(settings, registry).to_json(),
+        env=env,
+        testmode=testmode,
+        recorder=Recorder(settings.record_dir) if settings.record_dir else None,
+        metrics=metrics,
+    )
+
+
+def runtime_of(request: Request) -> Runtime:
+    """The process' runtime, which the app's lifespan put on its state."""
+    runtime: Runtime = request.app.state.runtime
+    return runtime

@@ -1,0 +1,115 @@
+"""The Redis connection and the key layout shared by every store.
+
+With no ``A2A_REDIS_URL`` the same code runs on an in-process fakeredis, so
+the embedded default and production differ only in where the bytes live.
+Every per-user key carries the user in a hash tag (``{...}``) so that, on a
+Redis Cluster, one user's tasks, contexts and limits share a slot.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, cast
+from urllib.parse import quote, urlsplit
+
+import fakeredis
+from redis.asyncio import Redis
+from redis.asyncio.cluster import ClusterNode, RedisCluster
+from redis.asyncio.sentinel import Sentinel
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+
+from magisterium_a2a.server.config import Settings
+
+
+def connect(settings: Settings) -> Redis:
+    """A client for the configured Redis, or an embedded fakeredis.
+
+    ``redis://``, ``rediss://`` and ``unix://`` URLs name one server;
+    ``redis+sentinel://[:password@]host:port[,host:port...]/service[/db]``
+    asks Sentinels for the current master; ``redis+cluster://[:password@]
+    host:port[,host:port...]`` is a Redis Cluster (every multi-key operation
+    here stays inside one user's hash tag, so one slot).
+    """
+    if settings.embedded:
+        client: Redis = fakeredis.FakeAsyncRedis()
+        return client
+    timeout = settings.redis_timeout_seconds
+    options: dict[str, Any] = {
+        "socket_timeout": timeout,
+        "socket_connect_timeout": timeout,
+        "retry": Retry(NoBackoff(), retries=1),
+        "max_connections": settings.redis_max_connections,
+    }
+    url = urlsplit(settings.redis_url)
+    nodes = [_host_port(node) for node in url.netloc.rpartition("@")[2].split(",") if node]
+    if url.scheme == "redis+sentinel":
+        service, _, db = url.path.strip("/").partition("/")
+        if not service:
+            raise ValueError("a redis+sentinel:// URL names the service: .../<service>[/<db>]")
+        sentinel = Sentinel(  # type: ignore[no-untyped-call]
+            nodes,
+            sentinel_kwargs={"socket_timeout": timeout, "socket_connect_timeout": timeout},
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+        )
+        del options["max_connections"]
+        master: Redis = sentinel.master_for(
+            service, db=int(db or 0), password=url.password, **options
+        )
+        return master
+    if url.scheme == "redis+cluster":
+        cluster = RedisCluster(
+            startup_nodes=[ClusterNode(host, port) for host, port in nodes],
+            password=url.password,
+            **options,
+        )
+        # Not a subclass of Redis, but it answers every command used here.
+        return cast(Redis, cluster)
+    return Redis.from_url(settings.redis_url, health_check_interval=30, **options)
+
+
+def _host_port(node: str) -> tuple[str, int]:
+    host, _, port = node.rpartition(":")
+    return (host or node, int(port)) if host else (node, 6379)
+
+
+@lru_cache(maxsize=65_536)
+def _user_tag(user_id: str) -> str:
+    """A user's hash tag: any user id, made safe for a key (quoted on every request before)."""
+    return "{" + quote(user_id, safe="") + "}"
+
+
+def text(value: bytes | str) -> str:
+    """A Redis reply as text, whichever way the client decodes."""
+    return value.decode() if isinstance(value, bytes) else value
+
+
+class Keys:
+    """Names of every key the server writes, under one prefix."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+
+    def user_tag(self, user_id: str) -> str:
+        return _user_tag(user_id)
+
+    def task(self, user_id: str, task_id: str) -> str:
+        return f"{self.prefix}:{self.user_tag(user_id)}:task:{task_id}"
+
+    def context(self, user_id: str, context_id: str) -> str:
+        return f"{self.prefix}:{self.user_tag(user_id)}:ctx:{context_id}"
+
+    def bucket(self, user_id: str, bucket: str) -> str:
+        return f"{self.prefix}:{self.user_tag(user_id)}:limit:{bucket}"
+
+    def revoked(self, user_id: str, token_id: str) -> str:
+        """Exists for a while after the token ``token_id`` of this user is revoked."""
+        return f"{self.prefix}:{self.user_tag(user_id)}:revoked:{token_id}"
+
+    def token(self, token_hash: str) -> str:
+        return f"{self.prefix}:token:{token_hash}"
+
+    @property
+    def token_index(self) -> str:
+        return f"{self.prefix}:tokens"

@@ -1,0 +1,196 @@
+"""One ingestion run: read files, skip what is unchanged, embed what is new,
+and apply everything in one atomic change of the store.
+
+Idempotent by construction: a document's id comes from the file (its ``id``
+field, else its name), and a document whose content hash is already stored
+is left alone, so a second run over the same files changes nothing. A file
+that cannot be read is reported with its reason and the others go on; an
+interruption before the final commit leaves the store as it was.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from magisterium_a2a.skills.knowledge.embeddings import EmbeddingsClient, to_blob
+from magisterium_a2a.skills.knowledge.ingest import Defaults, IngestError, discover, read_file
+from magisterium_a2a.skills.knowledge.library import knowledge_dir, prepare
+from magisterium_a2a.skills.knowledge.model import Document, Origin
+from magisterium_a2a.skills.knowledge.passages import PassageText, split_document
+from magisterium_a2a.skills.knowledge.settings import KnowledgeSettings
+from magisterium_a2a.skills.knowledge.store import Store
+
+
+@dataclass
+class IngestReport:
+    files: int = 0
+    skipped_files: list[Path] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)
+    replaced: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    superseded: list[str] = field(default_factory=list)
+    """Catalogue entries replaced by their full text (also counted in ``added``)."""
+    passages: int = 0
+    embedded: int = 0
+    errors: list[IngestError] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def documents(self) -> int:
+        return len(self.added) + len(self.replaced) + len(self.unchanged)
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """Callbacks for a progress display; all optional."""
+
+    files: Callable[[int], None] = lambda total: None
+    file_done: Callable[[Path], None] = lambda path: None
+    embedding: Callable[[int], None] = lambda total: None
+    embedded: Callable[[int], None] = lambda count: None
+
+
+@dataclass
+class _Pending:
+    document: Document
+    passages: list[PassageText]
+    replaces: bool
+
+
+def ingest(
+    paths: Sequence[Path],
+    settings: KnowledgeSettings,
+    *,
+    defaults: Defaults | None = None,
+    include: str | None = None,
+    progress: Progress | None = None,
+) -> IngestReport:
+    """Ingest files and directories into the store of ``settings``."""
+    started = time.monotonic()
+    progress = progress or Progress()
+    report = IngestReport()
+    files, report.skipped_files = discover(paths, include)
+    report.files = len(files)
+    progress.files(len(files))
+
+    read: dict[str, Document] = {}
+    for path in files:
+        try:
+            documents = read_file(path, defaults)
+        except IngestError as exc:
+            report.errors.append(exc)
+            progress.file_done(path)
+            continue
+        except Exception as exc:
+            # A parser library failing on a malformed file must not end the run.
+            report.errors.append(IngestError(path, f"cannot be read ({type(exc).__name__}: {exc})"))
+            progress.file_done(path)
+            continue
+        for document in documents:
+            earlier = read.get(document.id)
+            if earlier is not None and earlier.content_hash() != document.content_hash():
+                report.errors.append(
+                    IngestError(
+                        path,
+                        f"document id {document.id!r} is also given by {earlier.source}; "
+                        "set a distinct 'id' in one of them",
+                    )
+                )
+                continue
+            read.setdefault(document.id, document)
+        progress.file_done(path)
+
+    embedder = EmbeddingsClient.from_settings(settings)
+    prepare(settings)
+    store = Store(knowledge_dir(settings))
+    try:
+        pending: list[_Pending] = []
+        for document in read.values():
+            stored = store.content_hash(document.id)
+            if stored is not None and stored[0] == document.content_hash():
+                report.unchanged.append(document.id)
+                continue
+            replaces = stored is not None and stored[1] is Origin.INGEST
+            pending.append(_Pending(document, split_document(document), replaces))
+            if stored is not None and not replaces:
+                report.superseded.append(document.id)
+
+        vectors: list[list[bytes]] | None = None
+        if embedder is not None and pending:
+            vectors = _embed(embedder, pending, progress)
+            report.embedded = sum(len(v) for v in vectors)
+
+        if pending:
+            with store.writer() as writer:
+                for i, item in enumerate(pending):
+                    report.passages += writer.put(
+                        item.document,
+                        passages=item.passages,
+                        vectors=vectors[i] if vectors is not None else None,
+                        model=embedder.model if embedder is not None else None,
+                    )
+                    target = report.replaced if item.replaces else report.added
+                    target.append(item.document.id)
+    finally:
+        store.close()
+    if embedder is not None:
+        report.embedded += embed_missing(settings, progress)
+    report.seconds = time.monotonic() - started
+    return report
+
+
+def _embed(
+    embedder: EmbeddingsClient, pending: list[_Pending], progress: Progress
+) -> list[list[bytes]]:
+    texts = [
+        embedding_text(p.document.title, part.heading, part.text)
+        for p in pending
+        for part in p.passages
+    ]
+    progress.embedding(len(texts))
+    blobs: list[bytes] = []
+    for batch in embedder.embed(texts):
+        blobs.extend(to_blob(row) for row in batch)
+        progress.embedded(batch.shape[0])
+    out: list[list[bytes]] = []
+    start = 0
+    for item in pending:
+        out.append(blobs[start : start + len(item.passages)])
+        start += len(item.passages)
+    return out
+
+
+def embedding_text(title: str, heading: str | None, text: str) -> str:
+    """What is embedded for a passage: its text in the context of title and heading."""
+    head = f"{title}. {heading}" if heading else title
+    return f"{head}\n\n{text}"
+
+
+def embed_missing(settings: KnowledgeSettings, progress: Progress | None = None) -> int:
+    """Compute vectors for every stored passage that lacks one for the configured model."""
+    embedder = EmbeddingsClient.from_settings(settings)
+    if embedder is None:
+        raise ValueError(
+            "no embeddings configured: set A2A_EMBEDDINGS_URL and A2A_EMBEDDINGS_MODEL"
+        )
+    progress = progress or Progress()
+    prepare(settings)
+    store = Store(knowledge_dir(settings))
+    try:
+        missing = store.passages_without_vector(embedder.model)
+        infos = store.document_infos(p.document_id for p in missing)
+        texts = [embedding_text(infos[p.document_id].title, p.heading, p.text) for p in missing]
+        progress.embedding(len(texts))
+        rows: list[tuple[int, bytes]] = []
+        for batch in embedder.embed(texts):
+            for row in batch:
+                rows.append((missing[len(rows)].id, to_blob(row)))
+            progress.embedded(batch.shape[0])
+        with store.writer() as writer:
+            writer.put_vectors(embedder.model, rows)
+        return len(rows)
+    finally:
+        store.close()

@@ -1,0 +1,90 @@
+"""Opening the content store for use: where it lives, bringing the built-in
+catalogue up to date, repairing the index, deleting with the catalogue in mind.
+
+``prepare`` runs once when a server (or a command) starts. On a data
+directory that is already current it only compares two hashes; on a fresh
+one it writes the catalogue (a few hundred short entries, well under a
+second). Servers then open the store read-only.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from magisterium_a2a.skills.knowledge.catalogue import catalogue_hash, load_catalogue
+from magisterium_a2a.skills.knowledge.model import Origin
+from magisterium_a2a.skills.knowledge.settings import KnowledgeSettings
+from magisterium_a2a.skills.knowledge.store import Store
+
+log = logging.getLogger(__name__)
+DISABLED = "disabled"
+
+
+def knowledge_dir(settings: KnowledgeSettings) -> Path:
+    return settings.knowledge_dir
+
+
+def wanted_catalogue_hash(settings: KnowledgeSettings) -> str:
+    return catalogue_hash() if settings.builtin_corpus else DISABLED
+
+
+def prepare(settings: KnowledgeSettings) -> None:
+    """Make the store current: catalogue synchronised, index consistent."""
+    store = Store(knowledge_dir(settings))
+    try:
+        wanted = wanted_catalogue_hash(settings)
+        if store.meta("catalogue_hash") != wanted:
+            sync_catalogue(store, settings)
+        if not store.index_in_sync():
+            log.warning("the full-text index is behind the documents; rebuilding it")
+            store.rebuild_index()
+    finally:
+        store.close()
+
+
+def sync_catalogue(store: Store, settings: KnowledgeSettings) -> int:
+    """Write, replace or remove catalogue entries; the number of entries changed.
+
+    Runs inside one write transaction and re-reads the hash there, so several
+    processes starting at once do the work once.
+    """
+    wanted = wanted_catalogue_hash(settings)
+    with store.writer() as writer:
+        if store.meta("catalogue_hash") == wanted:
+            return 0
+        entries = load_catalogue() if settings.builtin_corpus else []
+        keep = {doc.id for doc in entries}
+        changed = 0
+        for summary in store.documents(origin=Origin.CATALOGUE):
+            if summary.info.id not in keep:
+                writer.delete(summary.info.id)
+                changed += 1
+        for doc in entries:
+            existing = store.content_hash(doc.id)
+            if existing is not None and (
+                existing[1] is Origin.INGEST or existing[0] == doc.content_hash()
+            ):
+                continue
+            writer.put(doc)
+            changed += 1
+        writer.set_meta("catalogue_hash", wanted)
+    log.info("built-in catalogue synchronised: %d entries written or removed", changed)
+    return changed
+
+
+def delete_document(store: Store, settings: KnowledgeSettings, document_id: str) -> str | None:
+    """Delete a document; an ingested one that replaced a catalogue entry gives way
+    to the entry again. Returns ``"deleted"``, ``"restored"`` or None (no such id)."""
+    entry = None
+    if settings.builtin_corpus:
+        entry = next((d for d in load_catalogue() if d.id == document_id), None)
+    with store.writer() as writer:
+        existing = store.content_hash(document_id)
+        if existing is None:
+            return None
+        if entry is not None and existing[1] is Origin.INGEST:
+            writer.put(entry)
+            return "restored"
+        writer.delete(document_id)
+        return "deleted"

@@ -1,0 +1,291 @@
+"""Retrieval: the typed API that ``document_search``, ``document_fetch`` and
+``catholic_qa`` use. Keep it stable.
+
+Get the one shared instance at start-up, inside a skill factory::
+
+    from magisterium_a2a.skills.engines import knowledge_base
+    kb = knowledge_base(env)            # built once per server, closed at shutdown
+
+then, in a handler:
+
+- ``await kb.search_passages(query, limit=8, kind=None) -> list[PassageHit]``:
+  the best passages, best first, each with ``score``, ``text``, ``heading``,
+  ``ref`` (the section's citation form when it has one, else the document's),
+  ``document`` (a ``DocumentInfo``: id, title, author, year, ref, url, kind,
+  genre, language, full_text) and ``cite_id`` (``"<document id>#<n>"``, stable
+  while the document is unchanged; ``kb.passage(cite_id)`` reads it back).
+  ``hit.citation(i)`` is the contract's citation object for footnote ``[i+1]``.
+- ``await kb.search_documents(query, limit=10, kind=None) -> list[DocumentHit]``:
+  documents, deduplicated, best first, each with its best passages.
+- ``kb.document(id) -> Document | None``: a whole document (``.body``,
+  ``.sections``, metadata); ``kb.fetch(id)`` gives just metadata and body,
+  cached (what ``document_fetch`` uses).
+- ``kb.mode -> SearchMode``: ``"bm25"`` or ``"hybrid"``, and why.
+- ``kb.terms(text) -> list[str]``: the search terms of a text as the index
+  analyses it (lower-cased, stop words dropped, stemmed), to compare a
+  question with a passage the way BM25 does.
+
+``kind`` is one of ``skills.knowledge.model.KINDS``. Scores are comparable only
+within one call: BM25 scores in BM25 mode, reciprocal-rank-fusion scores in
+hybrid mode.
+
+Hybrid search fuses the BM25 ranking and the embedding ranking of the
+candidate passages by reciprocal rank (score = sum of 1 / (60 + rank)), which
+needs no calibration between the two kinds of score.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from magisterium_a2a.skills.knowledge.embeddings import (
+    EmbeddingsClient,
+    EmbeddingsError,
+    VectorIndex,
+)
+from magisterium_a2a.skills.knowledge.index import Ranked
+from magisterium_a2a.skills.knowledge.library import knowledge_dir, prepare
+from magisterium_a2a.skills.knowledge.model import Document, DocumentInfo
+from magisterium_a2a.skills.knowledge.settings import KnowledgeSettings
+from magisterium_a2a.skills.knowledge.store import Store, StoredPassage
+
+log = logging.getLogger(__name__)
+RRF_K = 60
+MAX_CANDIDATES = 4096
+_FETCH_CACHE = 256
+
+
+@dataclass(frozen=True, slots=True)
+class PassageHit:
+    """One retrieved passage with what is needed to show and cite it."""
+
+    document: DocumentInfo
+    ordinal: int
+    heading: str | None
+    ref: str | None
+    text: str
+    score: float
+
+    @property
+    def cite_id(self) -> str:
+        return f"{self.document.id}#{self.ordinal}"
+
+    def citation(self, index: int) -> dict[str, Any]:
+        """The contract's citation object; ``index`` is the 0-based ``document_index``."""
+        doc = self.document
+        return {
+            "cited_text": self.text,
+            "cited_text_heading": self.heading,
+            "document_title": doc.title,
+            "document_index": index,
+            "document_author": doc.author,
+            "document_year": doc.year,
+            "document_reference": self.ref or doc.ref,
+            "source_url": doc.url,
+            "document_id": doc.id,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentHit:
+    document: DocumentInfo
+    score: float
+    passages: list[PassageHit] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class FetchedDocument:
+    """What ``document_fetch`` returns: metadata and the rendered body text."""
+
+    info: DocumentInfo
+    body: str
+
+
+@dataclass(frozen=True, slots=True)
+class SearchMode:
+    mode: Literal["bm25", "hybrid"]
+    reason: str
+
+
+class KnowledgeBase:
+    """The store opened for serving, plus the optional semantic layer."""
+
+    def __init__(self, store: Store, embedder: EmbeddingsClient | None = None) -> None:
+        self.store = store
+        self.embedder = embedder
+        self._vectors: VectorIndex | None = None
+        self._fetched: OrderedDict[str, FetchedDocument | None] = OrderedDict()
+        self._load_vectors()
+
+    @classmethod
+    def open(cls, settings: KnowledgeSettings) -> KnowledgeBase:
+        """Prepare the store (catalogue, index) and open it read-only."""
+        prepare(settings)
+        store = Store(knowledge_dir(settings), readonly=True)
+        return cls(store, EmbeddingsClient.from_settings(settings))
+
+    async def aclose(self) -> None:
+        if self.embedder is not None:
+            await self.embedder.aclose()
+        self.store.close()
+
+    # -- state ---------------------------------------------------------------------
+
+    def _load_vectors(self) -> None:
+        self._vectors = None
+        if self.embedder is None:
+            return
+        self._vectors = VectorIndex.load(self.store.vectors(self.embedder.model))
+
+    def _refresh(self) -> None:
+        if self.store.refresh():
+            self._fetched.clear()
+            self._load_vectors()
+
+    @property
+    def mode(self) -> SearchMode:
+        if self.embedder is None:
+            return SearchMode(
+                "bm25",
+                "no embeddings configured (set A2A_EMBEDDINGS_URL and A2A_EMBEDDINGS_MODEL)",
+            )
+        total = self.store.stats().passages
+        embedded = 0 if self._vectors is None else len(self._vectors)
+        if embedded == 0:
+            return SearchMode(
+                "bm25",
+                f"embeddings are configured ({self.embedder.model}) but no passage has a "
+                "vector yet: run 'magisterium-a2a documents embed'",
+            )
+        missing = f"; {total - embedded} lack one" if embedded < total else ""
+        return SearchMode(
+            "hybrid",
+            f"BM25 fused with {self.embedder.model} embeddings from {self.embedder.url} "
+            f"({embedded} of {total} passages have a vector{missing})",
+        )
+
+    # -- reading -------------------------------------------------------------------
+
+    def document(self, document_id: str) -> Document | None:
+        """A whole document by id, with its sections."""
+        self._refresh()
+        return self.store.document(document_id)
+
+    def fetch(self, document_id: str) -> FetchedDocument | None:
+        """Metadata and body text by id: the ``document_fetch`` hot path, served
+        from a small LRU cache that is dropped whenever the store changes."""
+        self._refresh()
+        cache = self._fetched
+        if document_id in cache:
+            cache.move_to_end(document_id)
+            return cache[document_id]
+        row = self.store.fetch(document_id)
+        found = None if row is None else FetchedDocument(*row)
+        cache[document_id] = found
+        if len(cache) > _FETCH_CACHE:
+            cache.popitem(last=False)
+        return found
+
+    def passage(self, cite_id: str) -> PassageHit | None:
+        document_id, _, ordinal = cite_id.rpartition("#")
+        if not document_id or not ordinal.isdigit():
+            return None
+        self._refresh()
+        stored = self.store.passage_at(document_id, int(ordinal))
+        if stored is None:
+            return None
+        info = self.store.document_infos([document_id]).get(document_id)
+        return None if info is None else _hit(stored, info, 0.0)
+
+    def terms(self, text: str) -> list[str]:
+        """The analysed search terms of a text, in order, without repeats."""
+        return self.store.index.terms(text)
+
+    # -- searching -----------------------------------------------------------------
+
+    async def _ranked(self, query: str, candidates: int, kind: str | None) -> Ranked:
+        self._refresh()
+        lexical = self.store.index.search(query, candidates, kind)
+        if self.embedder is None or self._vectors is None:
+            return lexical
+        try:
+            vector = await self.embedder.embed_query(query)
+            dense = await self._vectors.search_async(vector, candidates, kind)
+        except EmbeddingsError as exc:
+            log.warning("semantic search unavailable for this query, BM25 alone: %s", exc)
+            return lexical
+        return fuse([lexical, dense])
+
+    async def search_passages(
+        self, query: str, *, limit: int = 10, kind: str | None = None
+    ) -> list[PassageHit]:
+        ranked = (await self._ranked(query, max(limit * 4, 40), kind))[:limit]
+        return self._hits([(pid, score) for pid, score, _ in ranked])
+
+    async def search_documents(
+        self, query: str, *, limit: int = 10, kind: str | None = None, per_document: int = 1
+    ) -> list[DocumentHit]:
+        candidates = max(limit * 8, 64)
+        while True:
+            ranked = await self._ranked(query, candidates, kind)
+            # One long document can fill every candidate slot: widen the net
+            # until there are enough distinct documents or no more passages.
+            if (
+                len({key for _, _, key in ranked}) >= limit
+                or len(ranked) < candidates
+                or candidates >= MAX_CANDIDATES
+            ):
+                break
+            candidates *= 4
+        chosen: OrderedDict[int, list[tuple[int, float]]] = OrderedDict()
+        for pid, score, key in ranked:
+            if key not in chosen and len(chosen) >= limit:
+                continue
+            picks = chosen.setdefault(key, [])
+            if len(picks) < per_document:
+                picks.append((pid, score))
+        hits = self._hits([pair for picks in chosen.values() for pair in picks])
+        by_doc: OrderedDict[str, list[PassageHit]] = OrderedDict()
+        for hit in hits:
+            by_doc.setdefault(hit.document.id, []).append(hit)
+        return [
+            DocumentHit(document=found[0].document, score=found[0].score, passages=found)
+            for found in by_doc.values()
+        ]
+
+    def _hits(self, ranked: list[tuple[int, float]]) -> list[PassageHit]:
+        stored = self.store.passages([pid for pid, _ in ranked])
+        infos = self.store.document_infos(p.document_id for p in stored.values())
+        hits: list[PassageHit] = []
+        for pid, score in ranked:
+            passage = stored.get(pid)
+            info = infos.get(passage.document_id) if passage is not None else None
+            if passage is not None and info is not None:
+                hits.append(_hit(passage, info, score))
+        return hits
+
+
+def _hit(passage: StoredPassage, info: DocumentInfo, score: float) -> PassageHit:
+    return PassageHit(
+        document=info,
+        ordinal=passage.ordinal,
+        heading=passage.heading,
+        ref=passage.ref,
+        text=passage.text,
+        score=score,
+    )
+
+
+def fuse(rankings: list[Ranked], k: int = RRF_K) -> Ranked:
+    """Reciprocal-rank fusion of several rankings of the same passages."""
+    scores: dict[int, float] = {}
+    keys: dict[int, int] = {}
+    for ranking in rankings:
+        for rank, (pid, _, key) in enumerate(ranking):
+            scores[pid] = scores.get(pid, 0.0) + 1.0 / (k + rank + 1)
+            keys[pid] = key
+    ordered = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+    return [(pid, score, keys[pid]) for pid, score in ordered]

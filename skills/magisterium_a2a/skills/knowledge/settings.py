@@ -1,0 +1,37 @@
+"""Settings of the knowledge base (``A2A_BUILTIN_CORPUS``, ``A2A_EMBEDDINGS_*``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field, SecretStr
+
+from magisterium_a2a.plugin import PluginSettings
+
+
+class KnowledgeSettings(PluginSettings):
+    """The built-in catalogue switch and the optional embeddings endpoint."""
+
+    builtin_corpus: bool = Field(
+        True, description="Serve the built-in catalogue of magisterial documents"
+    )
+    embeddings_url: str = Field(
+        "",
+        description="OpenAI-compatible embeddings endpoint (base .../v1 or .../v1/embeddings); "
+        "empty means BM25 search alone",
+    )
+    embeddings_model: str = Field("", description="Embeddings model name sent to the endpoint")
+    embeddings_api_key: SecretStr | None = Field(
+        None, description="Bearer key for the embeddings endpoint, if it needs one"
+    )
+    embeddings_timeout_seconds: float = Field(
+        10.0, gt=0, description="Timeout of one embeddings request"
+    )
+    embeddings_batch_size: int = Field(
+        64, ge=1, le=2048, description="Texts per embeddings request during ingestion"
+    )
+
+    @property
+    def knowledge_dir(self) -> Path:
+        """Where the document store and its indexes live."""
+        return self.data_dir / "knowledge"

@@ -1,0 +1,91 @@
+"""``liturgical_readings``: the Mass readings of a date asked in plain language.
+
+Answers the contract's ``mass_readings`` artifact: one text part with the date,
+the celebration and its rank, season and colour, cycles, then each Mass with
+its readings labelled and cited (alternatives marked "or", shorter forms
+given), then the memorials of the day with their proper readings when the
+lectionary has them. A date with no readings, or a query that cannot be read,
+answers ``No mass readings found.``
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from magisterium_a2a.plugin import (
+    Artifact,
+    FunctionSkill,
+    Message,
+    SkillContext,
+    SkillEnvironment,
+    text_part,
+)
+from magisterium_a2a.skills.engines import liturgy_engine
+from magisterium_a2a.skills.liturgy.engine import DayReadings
+from magisterium_a2a.skills.liturgy.lectionary import MassReadings
+from magisterium_a2a.skills.liturgy.messages import query_of
+
+NOT_FOUND = "No mass readings found."
+ARTIFACT = "mass_readings"
+
+
+def format_day(found: DayReadings) -> str:
+    day = found.day
+    principal = day.principal
+    lines = [
+        f"Mass readings for {day.date.strftime('%A, %B')} {day.date.day}, {day.date.year}",
+        f"{principal.name} ({principal.rank_name})",
+        f"Season: {day.season_name or '-'}; colour: {', '.join(principal.colors) or '-'}",
+        f"Sunday cycle: Year {day.sunday_cycle}; weekday cycle: {day.weekday_cycle}",
+    ]
+    for mass in found.masses:
+        lines.append("")
+        lines.extend(format_mass(mass, heading=len(found.masses) > 1 or mass.mass != "day_mass"))
+    proper = [(c, m) for c, m in found.memorials if m]
+    if found.memorials:
+        lines.append("")
+        lines.append("Memorials:")
+        for celebration, masses in found.memorials:
+            note = "" if masses else " (readings of the weekday or from the Common)"
+            lines.append(f"- {celebration.name} ({celebration.rank_name}){note}")
+            if celebration in dict(proper):
+                for mass in masses:
+                    lines.extend("  " + line for line in format_mass(mass, heading=False))
+    return "\n".join(lines)
+
+
+def format_mass(mass: MassReadings, *, heading: bool) -> list[str]:
+    lines = [mass.title] if heading else []
+    for reading in mass.readings:
+        text = f"{reading.label}: {reading.citation}"
+        if reading.shorter:
+            text += f" (shorter form: {reading.shorter})"
+        lines.append(text)
+        lines.extend(f"  or: {alternative}" for alternative in reading.alternatives)
+    return lines
+
+
+def create(env: SkillEnvironment) -> FunctionSkill:
+    liturgy = liturgy_engine(env)
+
+    async def handle(message: Message, context: SkillContext) -> Sequence[Artifact]:
+        query = query_of(message)
+        when = liturgy.resolve(query, context.clock) if query else None
+        found = liturgy.readings(when) if when is not None else None
+        text = format_day(found) if found is not None and found.masses else NOT_FOUND
+        return [context.artifact(ARTIFACT, [text_part(text)])]
+
+    return FunctionSkill(
+        id="liturgical_readings",
+        name="Liturgical readings",
+        description=(
+            "The Mass readings of a day of the Roman calendar, asked in plain language "
+            "(today, next Sunday, Easter Sunday 2026, 2026-12-25)."
+        ),
+        handler=handle,
+        tags=("liturgy", "lectionary", "readings", "calendar"),
+        examples=("today", "next Sunday", "Easter Sunday 2026", "2026-12-25"),
+        input_modes=("text/plain",),
+        output_modes=("text/plain",),
+        cheap=True,
+    )

@@ -1,0 +1,254 @@
+"""Plain-language date queries, read relative to an injected "today".
+
+Absolute dates go to ``dateutil``; what it cannot know is ours: relative days
+("next Sunday" is the next one after today, "this Sunday" the one of the
+current Sunday-to-Saturday week, "last Sunday" the one before today), the days
+of the Proper of Time by ordinal ("3rd Sunday of Lent", "Monday of the second
+week of Advent"), and named celebrations, looked up in romcal's calendar by id,
+by localized name, by common English name, and finally by close fuzzy match.
+A name without a year means its next occurrence on or after today.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from datetime import date, datetime, timedelta
+
+from dateutil import parser as dateutil_parser
+from rapidfuzz import fuzz, process
+
+from magisterium_a2a.skills.liturgy.calendar import (
+    CalendarError,
+    LiturgicalCalendar,
+    bundled_resources,
+)
+
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+MONTHS = re.compile(
+    r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b", re.IGNORECASE
+)
+SEASONS = {
+    "advent": "advent",
+    "lent": "lent",
+    "easter": "easter_time",
+    "eastertide": "easter_time",
+    "easter time": "easter_time",
+    "ordinary time": "ordinary_time",
+}
+# Common English names of celebrations, beside romcal's own names and ids.
+ALIASES: dict[str, str] = {
+    "christmas": "nativity_of_the_lord",
+    "christmas day": "nativity_of_the_lord",
+    "nativity": "nativity_of_the_lord",
+    "easter": "easter_sunday",
+    "easter day": "easter_sunday",
+    "ash wednesday": "ash_wednesday",
+    "palm sunday": "palm_sunday_of_the_passion_of_the_lord",
+    "passion sunday": "palm_sunday_of_the_passion_of_the_lord",
+    "holy thursday": "thursday_of_the_lords_supper",
+    "maundy thursday": "thursday_of_the_lords_supper",
+    "good friday": "friday_of_the_passion_of_the_lord",
+    "holy saturday": "holy_saturday",
+    "easter vigil": "holy_saturday",
+    "pentecost": "pentecost_sunday",
+    "ascension": "ascension_of_the_lord",
+    "ascension thursday": "ascension_of_the_lord",
+    "trinity sunday": "most_holy_trinity",
+    "holy trinity": "most_holy_trinity",
+    "corpus christi": "most_holy_body_and_blood_of_christ",
+    "body and blood of christ": "most_holy_body_and_blood_of_christ",
+    "sacred heart": "most_sacred_heart_of_jesus",
+    "christ the king": "our_lord_jesus_christ_king_of_the_universe",
+    "all saints": "all_saints",
+    "all saints day": "all_saints",
+    "all souls": "commemoration_of_all_the_faithful_departed",
+    "all souls day": "commemoration_of_all_the_faithful_departed",
+    "assumption": "assumption_of_the_blessed_virgin_mary",
+    "immaculate conception": "immaculate_conception_of_the_blessed_virgin_mary",
+    "epiphany": "epiphany_of_the_lord",
+    "baptism of the lord": "baptism_of_the_lord",
+    "holy family": "holy_family_of_jesus_mary_and_joseph",
+    "mary mother of god": "mary_mother_of_god",
+    "solemnity of mary": "mary_mother_of_god",
+    "divine mercy sunday": "divine_mercy_sunday",
+    "presentation of the lord": "presentation_of_the_lord",
+    "candlemas": "presentation_of_the_lord",
+    "annunciation": "annunciation_of_the_lord",
+    "transfiguration": "transfiguration_of_the_lord",
+    "saint joseph": "joseph_spouse_of_mary",
+    "st joseph": "joseph_spouse_of_mary",
+    "saints peter and paul": "peter_and_paul_apostles",
+    "sts peter and paul": "peter_and_paul_apostles",
+    "gaudete sunday": "advent_3_sunday",
+    "laetare sunday": "lent_4_sunday",
+}
+FILLER = {
+    "what",
+    "are",
+    "is",
+    "show",
+    "me",
+    "give",
+    "the",
+    "mass",
+    "readings",
+    "reading",
+    "saints",
+    "saint's",
+    "martyrology",
+    "for",
+    "on",
+    "of",
+    "day",
+}
+FUZZY_CUTOFF = 90.0
+GENERIC = {"saint", "saints", "blessed", "lady", "feast", "sunday", "week", "time", "lord"}
+
+
+def _ordinals() -> dict[str, int]:
+    """Ordinal words and numerals (``third``, ``3rd``, ``3``) from romcal's English data."""
+    table: dict[str, int] = {}
+    for resource in bundled_resources():
+        if resource.locale != "en" or resource.metadata is None:
+            continue
+        meta = resource.metadata.model_dump(mode="json")
+        for key in ("ordinals_letters", "ordinals_numeric"):
+            for number, word in (meta.get(key) or {}).items():
+                table[str(word).lower()] = int(number)
+    table.update({str(n): n for n in range(1, 35)})
+    return table
+
+
+ORDINALS = _ordinals()
+ORDINAL = r"(?:\d{1,2}(?:st|nd|rd|th)?|[a-z]+(?:-[a-z]+)?)"
+PROPER_SUNDAY = re.compile(
+    rf"^(?P<n>{ORDINAL}) sunday (?:of|in) (?:the )?(?P<season>advent|lent|easter(?: time)?|"
+    r"eastertide|ordinary time)$"
+)
+PROPER_WEEKDAY = re.compile(
+    rf"^(?P<wd>{'|'.join(WEEKDAYS)}) (?:of|in) the (?P<n>{ORDINAL}) week (?:of|in) "
+    r"(?P<season>advent|lent|easter(?: time)?|eastertide|ordinary time)$"
+)
+RELATIVE = re.compile(
+    rf"^(?P<rel>next|this|last|coming|past|previous) (?P<wd>{'|'.join(WEEKDAYS)})$"
+)
+TRAILING_YEAR = re.compile(r"^(?P<rest>.*?)[ ,]*\b(?P<year>\d{4})$")
+
+
+def normalise(text: str) -> str:
+    text = text.lower().replace("\u2019", "'").replace("st.", "st")
+    text = re.sub(r"[^\w\s'-]", " ", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+class DateQueryParser:
+    """Reads a query into a date of the configured calendar, or ``None``."""
+
+    def __init__(self, calendar: LiturgicalCalendar) -> None:
+        self.calendar = calendar
+        self._names: dict[str, str] | None = None
+        self._lock = threading.Lock()
+
+    def parse(self, query: str, today: date) -> date | None:
+        text = normalise(query)
+        words = text.split()
+        while words and words[0] in FILLER:
+            words.pop(0)
+        text = " ".join(words)
+        if not text:
+            return None
+        try:
+            return self._parse(text, today)
+        except (CalendarError, ValueError, OverflowError):
+            return None
+
+    def _parse(self, text: str, today: date) -> date | None:
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+            return date.fromisoformat(text)
+        simple = {"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1}
+        if text in simple:
+            return today + timedelta(days=simple[text])
+        relative = RELATIVE.match(text)
+        if relative:
+            return _relative(relative["rel"], WEEKDAYS.index(relative["wd"]), today)
+        if text in WEEKDAYS:
+            return _relative("this", WEEKDAYS.index(text), today)
+        year: int | None = None
+        trailing = TRAILING_YEAR.match(text)
+        if trailing and trailing["rest"]:
+            year = int(trailing["year"])
+            text = trailing["rest"].strip()
+        if MONTHS.search(text) and re.search(r"\d", text):
+            return _absolute(text, year or today.year)
+        ident = self._celebration_id(text, today.year)
+        if ident is not None:
+            return self._occurrence(ident, year, today)
+        return None
+
+    def _celebration_id(self, text: str, this_year: int) -> str | None:
+        proper = PROPER_SUNDAY.match(text)
+        if proper:
+            number = ORDINALS.get(proper["n"])
+            return f"{SEASONS[proper['season']]}_{number}_sunday" if number else None
+        proper = PROPER_WEEKDAY.match(text)
+        if proper:
+            number = ORDINALS.get(proper["n"])
+            season = SEASONS[proper["season"]]
+            return f"{season}_{number}_{proper['wd']}" if number else None
+        text = re.sub(r"^(the|feast of|solemnity of|memorial of) ", "", text)
+        if text in ALIASES:
+            return ALIASES[text]
+        names = self._name_index(this_year)
+        if text in names:
+            return names[text]
+        if not [w for w in text.split() if len(w) >= 4 and w not in GENERIC]:
+            return None
+        match = process.extractOne(
+            text, list(names), scorer=fuzz.token_set_ratio, score_cutoff=FUZZY_CUTOFF
+        )
+        return names[match[0]] if match else None
+
+    def _occurrence(self, ident: str, year: int | None, today: date) -> date | None:
+        if year is not None:
+            found = self.calendar.dates_of(ident, year)
+            return found[0] if found else None
+        for candidate_year in (today.year, today.year + 1):
+            for when in self.calendar.dates_of(ident, candidate_year):
+                if when >= today:
+                    return when
+        return None
+
+    def _name_index(self, this_year: int) -> dict[str, str]:
+        """Every celebration id and name of the calendar (two years, to see every one)."""
+        if self._names is not None:
+            return self._names
+        with self._lock:
+            if self._names is None:
+                names: dict[str, str] = {}
+                for year in (this_year, this_year + 1):
+                    for day in self.calendar.year(year).days.values():
+                        for celebration in day.celebrations:
+                            names.setdefault(normalise(celebration.name), celebration.id)
+                            names.setdefault(celebration.id.replace("_", " "), celebration.id)
+                        names.setdefault(day.temporal_id.replace("_", " "), day.temporal_id)
+                self._names = names
+        return self._names
+
+
+def _relative(rel: str, weekday: int, today: date) -> date:
+    ahead = (weekday - today.weekday()) % 7
+    if rel in {"next", "coming"}:
+        return today + timedelta(days=ahead or 7)
+    if rel == "this":
+        return today + timedelta(days=ahead)
+    behind = (today.weekday() - weekday) % 7
+    return today - timedelta(days=behind or 7)
+
+
+def _absolute(text: str, year: int) -> date | None:
+    try:
+        parsed = dateutil_parser.parse(text, default=datetime(year, 1, 1), fuzzy=False)
+    except (dateutil_parser.ParserError, ValueError, OverflowError):
+        return None
+    return parsed.date()
