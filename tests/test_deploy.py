@@ -51,6 +51,8 @@ def test_compose_file_is_valid_and_shaped() -> None:
     assert services["a2a"]["depends_on"]["redis"]["condition"] == "service_healthy"
     conf = (ROOT / "deploy" / "nginx.conf").read_text()
     assert "server a2a:8000" in conf
+    assert re.search(r"location = /metrics \{\s*return 404;", conf)
+    assert "client_header_timeout" in conf and "client_body_timeout" in conf
     assert any("nginx.conf" in volume for volume in services["proxy"]["volumes"])
 
 

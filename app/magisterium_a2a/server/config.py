@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 from platformdirs import user_data_dir
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from magisterium_a2a.server.identity import PLANS
@@ -46,6 +46,20 @@ class Settings(BaseSettings):
     task_ttl_seconds: int = Field(86400, ge=1, description="How long tasks are kept")
     max_body_bytes: int = Field(1_048_576, ge=1024, description="Largest accepted request body")
     max_batch: int = Field(20, ge=1, description="Largest accepted JSON-RPC batch")
+    max_message_bytes: int = Field(
+        65_536,
+        ge=1024,
+        description="Largest message/send message (its JSON) kept with a task; larger is -32602",
+    )
+    read_timeout_seconds: float = Field(
+        30.0,
+        gt=0,
+        le=3600,
+        description="Longest wait for a request's headers, and for its whole body",
+    )
+    metrics_token: SecretStr | None = Field(
+        None, description="Bearer token /metrics asks for; unset means /metrics is open"
+    )
     cors_origins: CommaList = Field(
         default_factory=lambda: ["*"], description="Allowed CORS origins, comma-separated, or *"
     )

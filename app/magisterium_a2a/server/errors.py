@@ -53,6 +53,15 @@ class PayloadTooLarge(InvalidRequest):
         )
 
 
+class BodyTimeout(InvalidRequest):
+    """The body did not arrive whole within the read timeout (a slow client)."""
+
+    http_status = 408
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__("Invalid request: body not received in time", {"timeoutSeconds": seconds})
+
+
 class HTTPMethodNotAllowed(InvalidRequest):
     """Any HTTP verb but POST (and the OPTIONS preflight) on the endpoint."""
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import secrets
+
 from fastapi import APIRouter, Request, Response
 from starlette.requests import ClientDisconnect
 
-from magisterium_a2a.server.errors import HTTPMethodNotAllowed, PayloadTooLarge
+from magisterium_a2a.server.errors import BodyTimeout, HTTPMethodNotAllowed, PayloadTooLarge
 from magisterium_a2a.server.observability import METRICS_CONTENT_TYPE, request_id
 from magisterium_a2a.server.rpc import RPCResponse, error_response
 from magisterium_a2a.server.runtime import Runtime, runtime_of
@@ -17,18 +20,24 @@ JSON = "application/json"
 router = APIRouter()
 
 
-async def read_body(request: Request, limit: int) -> bytes:
-    """The body, refusing anything past ``limit`` bytes before parsing it."""
+async def read_body(request: Request, limit: int, deadline_seconds: float) -> bytes:
+    """The body, refusing anything past ``limit`` bytes before parsing it, and
+    a body that has not arrived whole within ``deadline_seconds`` (a client
+    trickling bytes would otherwise hold its connection forever)."""
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise PayloadTooLarge(limit)
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise PayloadTooLarge(limit)
-        chunks.append(chunk)
+    try:
+        async with asyncio.timeout(deadline_seconds):
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limit:
+                    raise PayloadTooLarge(limit)
+                chunks.append(chunk)
+    except TimeoutError:
+        raise BodyTimeout(deadline_seconds) from None
     return b"".join(chunks)
 
 
@@ -37,8 +46,9 @@ async def endpoint(request: Request) -> Response:
     rid = request_id(request.headers.get("x-request-id"))
     body = b""
     try:
-        body = await read_body(request, runtime.settings.max_body_bytes)
-    except PayloadTooLarge as exc:
+        settings = runtime.settings
+        body = await read_body(request, settings.max_body_bytes, settings.read_timeout_seconds)
+    except (PayloadTooLarge, BodyTimeout) as exc:
         answer = error_response(exc)
     except ClientDisconnect:
         return Response(status_code=400)
@@ -92,7 +102,20 @@ async def healthz() -> Response:
 
 @router.get("/metrics")
 async def metrics(request: Request) -> Response:
-    return Response(runtime_of(request).metrics.render(), media_type=METRICS_CONTENT_TYPE)
+    runtime = runtime_of(request)
+    token = runtime.settings.metrics_token
+    if token is not None:
+        supplied = request.headers.get("authorization", "")
+        if not secrets.compare_digest(
+            supplied.encode(), f"Bearer {token.get_secret_value()}".encode()
+        ):
+            return Response(
+                b'{"error":"metrics token required"}',
+                status_code=401,
+                media_type=JSON,
+                headers={"WWW-Authenticate": 'Bearer realm="metrics"'},
+            )
+    return Response(runtime.metrics.render(), media_type=METRICS_CONTENT_TYPE)
 
 
 @router.get("/readyz")

@@ -11,7 +11,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from magisterium_a2a.plugin import PluginSettings
-from magisterium_a2a.server import __version__
+from magisterium_a2a.server import __version__, transport
 from magisterium_a2a.server.admin import router as admin_router
 from magisterium_a2a.server.clock import Clock, IdFactory
 from magisterium_a2a.server.config import Settings
@@ -71,6 +71,9 @@ def create_app(
         docs_url=None,
         redoc_url=None,
         openapi_url=None,
+        # /api/v1/a2a/ is not the endpoint: a 404, never a redirect to a URL built
+        # from the client's Host header.
+        redirect_slashes=False,
     )
     # The endpoint is a plain route of the app itself: it reads the raw request,
     # so FastAPI's per-request parameter machinery and an included router's
@@ -84,4 +87,6 @@ def create_app(
 
 def app_from_env() -> FastAPI:
     """Entry for ``uvicorn --factory`` and for worker processes."""
-    return create_app(Settings())
+    settings = Settings()
+    transport.configure(settings)
+    return create_app(settings)

@@ -84,6 +84,7 @@ class A2AMethods:
         self._ids = ids
         self._default_skill = settings.default_skill
         self._timeout = settings.skill_timeout_seconds
+        self._max_message_bytes = settings.max_message_bytes
         self.table: dict[str, Method] = {
             "message/send": Method(MessageSendParams, self.send),
             "tasks/get": Method(TaskQueryParams, self.get),
@@ -94,6 +95,10 @@ class A2AMethods:
         message = params.message
         if message.role != "user":
             raise InvalidParams.field("message.role", "must be 'user'")
+        if len(message.to_json()) > self._max_message_bytes:
+            raise InvalidParams.field(
+                "message", f"larger than {self._max_message_bytes} bytes (A2A_MAX_MESSAGE_BYTES)"
+            )
         skill_id = (message.metadata or {}).get("skillId", self._default_skill)
         if not isinstance(skill_id, str):
             raise InvalidParams.field("message.metadata.skillId", "must be a string")

@@ -47,6 +47,18 @@ class Call:
     store_error: bool = False
 
 
+def clip(value: str | None, limit: int = 80) -> str | None:
+    """A client-supplied string made safe for a log line: control characters
+    (a newline would forge a second line) escaped, and at most ``limit``
+    characters kept, so a 500 KB method name costs a log line nothing."""
+    if value is None:
+        return None
+    head = value[:limit]
+    if not head.isprintable():
+        head = "".join(c if c.isprintable() else repr(c)[1:-1] for c in head)
+    return head if len(value) <= limit else f"{head}…(+{len(value) - limit} chars)"
+
+
 def request_id(incoming: str | None) -> str:
     """The client's X-Request-ID when it is sane, else a new one."""
     if incoming is not None and _REQUEST_ID.match(incoming):
@@ -117,18 +129,19 @@ class Metrics:
 def log_call(call: Call) -> None:
     """One structured line per call: never a token, never a message body."""
     if request_log.isEnabledFor(logging.INFO):
+        method, skill, user = clip(call.method), clip(call.skill), clip(call.user)
         request_log.info(
             "%s %s %s user=%s %.1fms",
-            call.method,
-            call.skill or "-",
+            method,
+            skill or "-",
             call.outcome,
-            call.user,
+            user,
             call.duration * 1000,
             extra={
                 "request_id": call.request_id,
-                "user": call.user,
-                "method": call.method,
-                "skill": call.skill,
+                "user": user,
+                "method": method,
+                "skill": skill,
                 "outcome": call.outcome,
                 "duration_ms": round(call.duration * 1000, 3),
             },

@@ -31,7 +31,7 @@ from magisterium_a2a.server.errors import (
 )
 from magisterium_a2a.server.identity import Principal
 from magisterium_a2a.server.methods import A2AMethods, parse_params
-from magisterium_a2a.server.observability import Call
+from magisterium_a2a.server.observability import Call, clip
 from magisterium_a2a.server.protocol import JSONRPC_VERSION, JSONRPCRequest
 from magisterium_a2a.server.testmode import Faults
 
@@ -223,7 +223,7 @@ class Dispatcher:
             self._report(request_id, request, principal, str(exc.code), started, bucket=bucket)
             return failure(req_id, exc), exc
         except Exception as exc:
-            log.exception("internal error in %s", _method_name(obj))
+            log.exception("internal error in %s", clip(_method_name(obj)))
             error = InternalError()
             store_error = isinstance(exc, RedisError)
             self._report(

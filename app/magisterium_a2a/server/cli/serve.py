@@ -11,6 +11,7 @@ import uvicorn
 from rich.console import Console
 from rich.panel import Panel
 
+from magisterium_a2a.server import transport
 from magisterium_a2a.server.cli.common import err, load_settings
 from magisterium_a2a.server.main import create_app
 from magisterium_a2a.server.observability import logging_config
@@ -42,6 +43,7 @@ def serve(
         "log_config": logging_config(settings.log_level, settings.log_format),
         "access_log": False,
         "timeout_graceful_shutdown": 30,
+        "http": transport.configure(settings),
     }
     if workers == 1:
         uvicorn.run(create_app(settings), **options)
