@@ -4,10 +4,10 @@ FROM python:3.11-slim-bookworm AS build
 ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 WORKDIR /src
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md constraints.txt ./
 COPY app ./app
 COPY skills ./skills
-RUN python -m venv /opt/venv && /opt/venv/bin/pip install --no-cache-dir .
+RUN python -m venv /opt/venv && /opt/venv/bin/pip install --no-cache-dir -c constraints.txt .
 
 # Final stage: the virtual environment only, run as an unprivileged user.
 FROM python:3.11-slim-bookworm

@@ -5,18 +5,21 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint typecheck unit clean
+# constraints.txt pins the versions CI tested; `make lock` renews it after a dependency changes.
+CONSTRAINTS := -c constraints.txt
+
+.PHONY: run test lint typecheck unit clean lock
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+$(VENV)/.installed: pyproject.toml constraints.txt | $(BIN)/python
+	$(BIN)/python -m pip install --quiet $(CONSTRAINTS) -e .
 	touch $@
 
-$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+$(VENV)/.installed-dev: pyproject.toml constraints.txt | $(BIN)/python
+	$(BIN)/python -m pip install --quiet $(CONSTRAINTS) -e '.[dev]'
 	touch $@ $(VENV)/.installed
 
 run: $(VENV)/.installed
@@ -33,6 +36,10 @@ unit: $(VENV)/.installed-dev
 	$(BIN)/pytest
 
 test: lint typecheck unit
+
+lock: $(VENV)/.installed-dev
+	$(BIN)/pip-compile --quiet --extra dev --strip-extras --no-emit-index-url --no-emit-find-links \
+		--output-file constraints.txt pyproject.toml
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

@@ -8,12 +8,16 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import httpx
 import pytest
 import yaml
 from compose_spec import PyCompose
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import Version
 
 from magisterium_a2a.server.config import Settings
 from magisterium_a2a.testing.pytest_plugin import running_server
@@ -62,10 +66,32 @@ def test_env_example_names_only_real_settings() -> None:
     assert names and set(names) <= known
 
 
-@pytest.mark.subprocess
-def test_image_install_steps_in_a_fresh_venv(tmp_path: Path) -> None:
-    """What the build stage does, from a copy of exactly what it copies."""
-    assert "pip install --no-cache-dir ." in DOCKERFILE
+def _pins() -> dict[str, Version]:
+    pins: dict[str, Version] = {}
+    for line in (ROOT / "constraints.txt").read_text().splitlines():
+        name, sep, version = line.partition("==")
+        if sep and not line.startswith((" ", "#")):
+            pins[canonicalize_name(name)] = Version(version.strip())
+    return pins
+
+
+def test_the_lock_pins_every_dependency_within_its_range() -> None:
+    """constraints.txt is what make run/make test install; `make lock` renews it."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = [*project["dependencies"], *project["optional-dependencies"]["dev"]]
+    pins = _pins()
+    for spec in map(Requirement, wanted):
+        pin = pins.get(canonicalize_name(spec.name))
+        assert pin is not None, f"{spec.name} is not in constraints.txt: run make lock"
+        assert spec.specifier.contains(pin, prereleases=True), f"{spec.name}=={pin} vs {spec}"
+
+
+@pytest.fixture(scope="module")
+def image_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """What the image's build stage does, from a copy of exactly what it copies:
+    a regular (not editable) install into a fresh virtual environment."""
+    assert "pip install --no-cache-dir -c constraints.txt ." in DOCKERFILE
+    tmp_path = tmp_path_factory.mktemp("image")
     context = tmp_path / "context"
     context.mkdir()
     for source in re.findall(r"^COPY (?!--from)(.+) \S+$", DOCKERFILE, flags=re.M):
@@ -78,15 +104,83 @@ def test_image_install_steps_in_a_fresh_venv(tmp_path: Path) -> None:
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     subprocess.run(
-        [str(venv / "bin" / "pip"), "install", "--quiet", "--no-cache-dir", "."],
+        [str(venv / "bin" / "pip"), "install", "--quiet", "-c", "constraints.txt", "."],
         cwd=context,
         check=True,
         timeout=900,
     )
-    env = {"A2A_DATA_DIR": str(tmp_path / "data"), "PATH": f"{venv / 'bin'}:/usr/bin:/bin"}
-    python = str(venv / "bin" / "python")
+    return venv
+
+
+@pytest.mark.subprocess
+def test_image_install_steps_in_a_fresh_venv(image_venv: Path, tmp_path: Path) -> None:
+    env = {"A2A_DATA_DIR": str(tmp_path / "data"), "PATH": f"{image_venv / 'bin'}:/usr/bin:/bin"}
+    python = str(image_venv / "bin" / "python")
     with running_server(env, tmp_path, python=python) as server:
         card = httpx.get(f"{server.base_url}/.well-known/agent.json").json()
         assert httpx.get(f"{server.base_url}/healthz").json() == {"status": "ok"}
     skills = {skill["id"] for skill in card["skills"]}
     assert {"liturgical_readings", "saints_of_the_day"} <= skills
+    site = next((image_venv / "lib").glob("python3*/site-packages"))
+    assert not (site / "app").exists() and not (site / "skills").exists()
+    assert (site / "magisterium_a2a" / "server").is_dir()
+
+
+CLIENT_FILES = {
+    "app/__init__.py": 'NAME = "the client\'s own app"\n',
+    "skills/__init__.py": 'NAME = "the client\'s own skills"\n',
+    "conftest.py": 'import app\nimport skills\n\nassert app.NAME.startswith("the client")\n',
+    "test_client.py": """
+import httpx
+
+import app
+import skills
+
+
+def test_own_packages_are_importable():
+    assert app.NAME == "the client's own app"
+    assert skills.NAME == "the client's own skills"
+
+
+def test_against_the_server(magisterium):
+    body = {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": {
+        "kind": "message", "role": "user", "messageId": "m-1",
+        "parts": [{"kind": "text", "text": "2026-12-25"}],
+        "metadata": {"skillId": "liturgical_readings"}}}}
+    headers = {"Authorization": f"Bearer {magisterium.tokens['pro']}"}
+    answer = httpx.post(magisterium.endpoint_url, json=body, headers=headers, timeout=30).json()
+    assert answer["result"]["status"]["state"] == "completed"
+    magisterium.force_error(magisterium.tokens["pro"], code=-32003, retry_after=7)
+    limited = httpx.post(magisterium.endpoint_url, json=body, headers=headers, timeout=30)
+    assert limited.status_code == 429
+""",
+}
+
+
+@pytest.mark.subprocess
+def test_a_client_project_with_its_own_app_package_uses_our_fixtures(
+    image_venv: Path, tmp_path: Path
+) -> None:
+    """A FastAPI-style project (its own top-level app and skills) that pip-installed
+    this server, not editable, and tests against it with the pytest plugin."""
+    project = tmp_path / "client"
+    for name, text in CLIENT_FILES.items():
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text(text)
+    pip = str(image_venv / "bin" / "pip")
+    subprocess.run(
+        [pip, "install", "--quiet", "-c", str(ROOT / "constraints.txt"), "pytest"],
+        check=True,
+        timeout=600,
+    )
+    env = {"PATH": f"{image_venv / 'bin'}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    run = subprocess.run(
+        [str(image_venv / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert "2 passed" in run.stdout
