@@ -21,7 +21,7 @@ from packaging.version import Version
 
 from magisterium_a2a.server.config import Settings
 from magisterium_a2a.testing.pytest_plugin import running_server
-from tests.support import ROOT
+from tests.support import FAMILIES, ROOT
 
 DOCKERFILE = (ROOT / "Dockerfile").read_text()
 
@@ -62,7 +62,8 @@ def test_compose_file_is_valid_and_shaped() -> None:
 
 def test_env_example_names_only_real_settings() -> None:
     names = re.findall(r"^(A2A_[A-Z_]+)=", (ROOT / ".env.example").read_text(), flags=re.M)
-    known = {f"A2A_{field.upper()}" for field in Settings.model_fields}
+    fields = {*Settings.model_fields}.union(*(kind.model_fields for kind in FAMILIES))
+    known = {f"A2A_{field.upper()}" for field in fields}
     assert names and set(names) <= known
 
 

@@ -139,6 +139,7 @@ def fuzz_settings(tmp: Path) -> Settings:
         _env_file=None,
         data_dir=tmp / "data",
         max_body_bytes=MAX_BODY,
+        max_message_bytes=MAX_BODY,
         disabled_skills=["hang"],
         test_mode=True,
         admin_token=ADMIN,
@@ -179,6 +180,7 @@ def subprocess_target(
     env = {
         "A2A_DATA_DIR": str(tmp / "data"),
         "A2A_MAX_BODY_BYTES": str(MAX_BODY),
+        "A2A_MAX_MESSAGE_BYTES": str(MAX_BODY),
         "A2A_DISABLED_SKILLS": "hang",
         "A2A_TEST_MODE": "1",
         "A2A_ADMIN_TOKEN": ADMIN,

@@ -88,8 +88,10 @@ async def test_metrics_can_ask_for_a_bearer_token(settings: Settings) -> None:
         )
         assert right.status_code == 200
         assert b"a2a_requests_total" in right.content or b"# HELP" in right.content
-    async with harness(settings) as open_metrics:
-        assert (await open_metrics.client.get("/metrics")).status_code == 200
+    for unset in (None, SecretStr("")):
+        open_settings = settings.model_copy(update={"metrics_token": unset})
+        async with harness(open_settings) as open_metrics:
+            assert (await open_metrics.client.get("/metrics")).status_code == 200
 
 
 def _trickle(port: int, head: bytes, drip: bytes) -> bytes:

@@ -104,7 +104,7 @@ async def healthz() -> Response:
 async def metrics(request: Request) -> Response:
     runtime = runtime_of(request)
     token = runtime.settings.metrics_token
-    if token is not None:
+    if token is not None and token.get_secret_value():
         supplied = request.headers.get("authorization", "")
         if not secrets.compare_digest(
             supplied.encode(), f"Bearer {token.get_secret_value()}".encode()
