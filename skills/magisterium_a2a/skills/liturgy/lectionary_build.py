@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
 
 from magisterium_a2a.skills.liturgy.calendar import LiturgicalCalendar
-from magisterium_a2a.skills.liturgy.commons import COMMON_IDS
 from magisterium_a2a.skills.liturgy.lectionary import LectionaryEntry, Reading, Table
 from magisterium_a2a.skills.liturgy.lectionary_format import CODES, parse_text
 from magisterium_a2a.skills.liturgy.tamil import (
@@ -71,7 +70,9 @@ def builtin_team_table() -> Table:
     return parse_text(text, "built-in")
 
 
-def derive(dump: str, calendar: LiturgicalCalendar) -> tuple[Table, dict[str, list[str]], BuildReport]:
+def derive(
+    dump: str, calendar: LiturgicalCalendar
+) -> tuple[Table, dict[str, list[str]], BuildReport]:
     """The derived table (days and commons) and the memorials' commons."""
     names = celebration_names(calendar)
     tamil, _ = parse_dump(dump, names)
@@ -98,33 +99,61 @@ def _proper_days(dump: str, pointers: dict[str, list[str]], names: dict[str, str
 def _missing(
     tamil: Table, team: Table, proper_days: set[str], report: BuildReport
 ) -> Iterable[LectionaryEntry]:
-    """Tamil entries, less every slot the team's table gives the same day."""
-    have: dict[tuple[str, str, str], set[tuple[str, int | None]]] = {}
+    """Tamil entries, less every slot the team's table gives the same day.
+
+    Sanctoral days come in only when the team's table has the day (to fill a slot it
+    leaves empty, the alleluia verse mostly): the Tamil table also lists readings it
+    picked from a common, which the US Lectionary does not make proper.
+    """
+    have: dict[tuple[str, str, str], dict[tuple[str, int | None], Reading]] = {}
     team_days = {entry.day for entry in team.entries}
     for entry in team.entries:
-        have.setdefault((entry.day, entry.cycle, entry.mass), set()).update(
-            r.slot for r in entry.readings
-        )
+        slots = have.setdefault((entry.day, entry.cycle, entry.mass), {})
+        slots.update({r.slot: r for r in entry.readings})
     for entry in tamil.entries:
-        temporal = _order(entry.day) < 90
-        if not temporal and entry.day not in proper_days:
+        temporal = _order(entry.day) < SANCTORAL
+        if not temporal and (entry.day not in proper_days or entry.day not in team_days):
             continue
-        taken = have.get((entry.day, entry.cycle, entry.mass), set()) | have.get(
-            (entry.day, "", entry.mass), set()
-        )
+        taken = {
+            **have.get((entry.day, "", entry.mass), {}),
+            **have.get((entry.day, entry.cycle, entry.mass), {}),
+        }
         if entry.cycle == "":
             # A cycle-free Tamil slot is shadowed only when every cycle of the team has it.
             for cycles in (("A", "B", "C"), ("I", "II")):
-                slots = [have.get((entry.day, c, entry.mass)) for c in cycles]
-                if all(s is not None for s in slots):
-                    taken |= set.intersection(*(s for s in slots if s is not None))
+                tables = [have.get((entry.day, c, entry.mass)) for c in cycles]
+                if all(t is not None for t in tables):
+                    common = set.intersection(*(set(t) for t in tables if t is not None))
+                    taken.update({slot: tables[0][slot] for slot in common if tables[0]})
+        for reading in entry.readings:
+            ours = taken.get(reading.slot)
+            if ours is not None and not agrees(ours, reading):
+                label = f"{entry.day} {entry.cycle}".strip()
+                report.overridden.append(
+                    f"{label} {CODES[reading.slot]}: {ours.citation} (Tamil: {reading.citation})"
+                )
         fresh = tuple(r for r in entry.readings if r.slot not in taken)
-        if len(fresh) < len(entry.readings) and entry.day in team_days:
-            label = f"{entry.day} {entry.cycle}".strip()
-            if label not in report.overridden:
-                report.overridden.append(label)
         if fresh:
             yield entry.model_copy(update={"readings": fresh})
+
+
+CITATION_KEY = re.compile(
+    r"^(?:cf\. )?(?P<book>(?:\d )?[A-Za-z]+) (?:(?P<chapter>\d+):)?(?P<verse>\d+)"
+)
+
+
+def citation_key(citation: str) -> tuple[str, int, int] | None:
+    """(book, chapter, first verse): what two editions must share to cite one passage."""
+    match = CITATION_KEY.match(citation.strip())
+    if not match:
+        return None
+    return match["book"], int(match["chapter"] or 1), int(match["verse"])
+
+
+def agrees(ours: Reading, theirs: Reading) -> bool:
+    """Their citation is our reading, or one of its alternatives (by book, chapter, verse)."""
+    keys = {citation_key(c) for c in (ours.citation, *ours.alternatives)}
+    return citation_key(theirs.citation) in keys
 
 
 def commons(dump: str) -> list[LectionaryEntry]:
@@ -165,7 +194,7 @@ def _options(code: str, found: Sequence[tuple[int, str, bool]]) -> Reading | Non
     short = next((c for n, c, s in found if s and n == first_number), None)
     kind, number = _slot(code)
     return Reading(
-        kind=kind,  # type: ignore[arg-type]
+        kind=kind,
         number=number,
         citation=full[0],
         alternatives=tuple(dict.fromkeys(full[1:])),
@@ -177,13 +206,13 @@ def _slot(code: str) -> tuple[str, int | None]:
     return next(slot for slot, c in CODES.items() if c == code)
 
 
-def memorial_commons(dump: str, resolve: object) -> dict[str, list[str]]:
+def memorial_commons(dump: str, resolve: Callable[[str], str | None]) -> dict[str, list[str]]:
     """Each sanctoral day's "take from the common" row -> our common ids."""
     found: dict[str, list[str]] = {}
     for key, type_text, ref in ROW.findall(dump):
         if int(float(type_text)) != 9 or key.startswith(("_", "IN ")):
             continue
-        day = resolve(key) if callable(resolve) else None
+        day = resolve(key)
         commons_named = [TAMIL_COMMONS[f"_{m}"] for m in POINTER.findall(ref)]
         if day and commons_named:
             found.setdefault(day, [])
@@ -193,23 +222,26 @@ def memorial_commons(dump: str, resolve: object) -> dict[str, list[str]]:
     return dict(sorted(found.items()))
 
 
-SEASON_ORDER = ("advent", "christmas", "epiphany", "ash", "lent", "holy", "easter", "ordinary")
+SANCTORAL = 100
+TEMPORAL_ORDER = (
+    (re.compile(r"^advent_"), 0),
+    (re.compile(r"^(nativity_of_the_lord|christmas_|holy_family|mary_mother_of_god)"), 10),
+    (re.compile(r"^(second_sunday_after_christmas|epiphany|\w+_after_epiphany|baptism)"), 11),
+    (re.compile(r"^(ash_wednesday|\w+_after_ash_wednesday|lent_)"), 20),
+    (re.compile(r"^(palm_sunday|holy_|thursday_of_the_lords|friday_of_the_passion)"), 30),
+    (re.compile(r"^(easter_|divine_mercy|ascension|pentecost)"), 40),
+    (re.compile(r"^(sunday_of_the_word|ordinary_time_|most_holy_|most_sacred|our_lord_jesus)"), 50),
+)
 
 
 def _order(day: str) -> int:
-    """Temporal days in season order (below 90), then sanctoral, then commons."""
+    """Temporal days in season order (below SANCTORAL), then sanctoral, then commons."""
     if day.startswith("common_"):
-        return 99
-    match = re.match(r"^(advent|lent|easter_time|ordinary_time)_(\d+)_", day)
-    if match:
-        base = {"advent": 0, "lent": 30, "easter_time": 50, "ordinary_time": 60}[match[1]]
-        return base + min(int(match[2]), 29)
-    for index, prefix in enumerate(SEASON_ORDER):
-        if day.startswith(prefix) or prefix in day.split("_"):
-            return 5 + index * 5
-    if re.search(r"_(after_epiphany|after_ash_wednesday)$|^christmas_|^easter_", day):
-        return 20
-    return 95
+        return SANCTORAL + 1
+    for pattern, rank in TEMPORAL_ORDER:
+        if pattern.match(day):
+            return rank
+    return SANCTORAL
 
 
 def render(table: Table, pointers: dict[str, list[str]], report: BuildReport) -> str:
@@ -224,19 +256,18 @@ def render(table: Table, pointers: dict[str, list[str]], report: BuildReport) ->
         "#   dedication) by its author. Only citations (facts) are taken; no text.",
         "# Conversion: Tamil book names to the US Lectionary's abbreviations; RSV-style verse",
         "#   numbers to the US Lectionary's (NABRE): psalm superscriptions counted as verses,",
-        "#   the chapters the two traditions divide differently (Mal 3-4, Jl 2-4, Hos 11-14,",
-        "#   Is 8-9 and 63-64, Mi 4-5, Ex 21-22, Na 1-2, Zec 1-2, Jer 8-9, 1 Kgs 4-5, Jb 40-41,",
-        "#   Eccl 4-5, Sg 6-7, Lv 5-6, Ez 20-21), the Greek parts of Daniel back into Dn 3, 13",
-        "#   and 14. Verse letters (a, b, c) follow the Tamil edition.",
+        "#   the chapters the two traditions divide differently (Mal 3-4, Jl 2-4, Hos 1-2,",
+        "#   Hos 11-14, Is 8-9, Is 63-64, Mi 4-5, Ex 21-22, Na 1-2, Zec 1-2, Jer 8-9, 1 Kgs 4-5,",
+        "#   Jb 40-41, Eccl 4-5, Sg 6-7, Lv 5-6, Ez 20-21), the Greek parts of Daniel back into",
+        "#   Dn 3, 13 and 14. Verse letters (a, b, c) follow the Tamil edition.",
         "# Precedence: data/lectionary.txt, written by the team from the Lectionary for Mass for",
         "#   Use in the Dioceses of the United States, is read first; a derived reading is used",
-        "#   only for a slot it leaves empty. Where both give a slot the US Lectionary decides;",
-        "#   the days where the Tamil table gives a slot the team's table overrides are:",
+        "#   only for a slot it leaves empty. Where both give a slot the US Lectionary decides.",
+        "#   The slots where the Tamil table cites another passage (book, chapter or first",
+        "#   verse differ, and it is none of the US alternatives), US citation first:",
     ]
-    for chunk in _wrap(report.overridden):
-        lines.append(f"#   {chunk}")
+    lines += [f"#   {case}" for case in report.overridden] or ["#   (none)"]
     lines += [
-        "#   (bench/RESULTS-liturgy.md lists, by day class, where the citations differ.)",
         "# Commons: `common_*` days give every option of a slot (first listed, the others as",
         "#   'or'); `@easter_time` holds the first readings for Easter Time.",
         f"# {report.entries} entries, {report.readings} readings.",
@@ -270,20 +301,6 @@ def render_pointers(pointers: dict[str, list[str]]) -> str:
     lines += [f"{day}: {' '.join(found)}" for day, found in pointers.items()]
     lines.append("")
     return "\n".join(lines)
-
-
-def _wrap(items: Sequence[str], width: int = 84) -> list[str]:
-    out: list[str] = []
-    line = ""
-    for item in items:
-        piece = f"{item}, " if item != items[-1] else f"{item}."
-        if len(line) + len(piece) > width:
-            out.append(line.rstrip())
-            line = ""
-        line += piece
-    if line:
-        out.append(line.rstrip())
-    return out or ["(none)"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
