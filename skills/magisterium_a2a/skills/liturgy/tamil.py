@@ -14,6 +14,7 @@ rather than cite one.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -129,6 +130,7 @@ NAMED: dict[str, tuple[str, str]] = {
         "assumption_of_the_blessed_virgin_mary", "previous_evening_mass"
     ),
     "Birth of the Blessed Virgin Mary": ("nativity_of_the_blessed_virgin_mary", "day_mass"),
+    "Saints Peter and Paul, Apostles - Vigil": ("peter_and_paul_apostles", "previous_evening_mass"),
     "The Beheading of Saint John the Baptist, martyr": (
         "passion_of_saint_john_the_baptist", "day_mass"
     ),
@@ -326,17 +328,42 @@ def celebration_names(calendar: LiturgicalCalendar) -> dict[str, str]:
 
 
 def resolver(names: dict[str, str]) -> Callable[[str], str | None]:
-    """A sanctoral key's romcal id: exact name, else a close fuzzy match, else ``None``."""
-    choices = list(names)
+    """A sanctoral key's romcal id: the same name, else a close one, else one whose
+    distinctive words all appear in the other (``Saint Juan Diego``), else ``None``."""
+    canonical: dict[str, str] = {}
+    for name, ident in names.items():
+        canonical.setdefault(_canonical(name), ident)
+    choices = list(canonical)
 
     def resolve(label: str) -> str | None:
-        wanted = normalise_name(label)
-        if wanted in names:
-            return names[wanted]
+        wanted = _canonical(label)
+        if wanted in canonical:
+            return canonical[wanted]
         match = process.extractOne(wanted, choices, scorer=fuzz.token_sort_ratio, score_cutoff=90)
-        return names[match[0]] if match else None
+        if match:
+            return canonical[match[0]]
+        if len(set(wanted.split()) - GENERIC_WORDS) < 2:
+            return None
+        match = process.extractOne(wanted, choices, scorer=fuzz.token_set_ratio, score_cutoff=100)
+        return canonical[match[0]] if match else None
 
     return resolve
+
+
+def _canonical(name: str) -> str:
+    """Accents off, "doctor of the Church" as "doctor", articles dropped."""
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    words = normalise_name(ascii_name).replace("doctor of the church", "doctor").split()
+    return " ".join(w for w in words if w not in {"the", "his", "their"})
+
+
+GENERIC_WORDS = frozenset(
+    {
+        *("saint", "saints", "blessed", "and", "of", "virgin", "virgins", "martyr", "martyrs"),
+        *("priest", "priests", "bishop", "pope", "doctor", "religious", "abbot"),
+        *("companions", "apostle", "evangelist", "deacon"),
+    }
+)
 
 
 def _normalise(text: str) -> str:
