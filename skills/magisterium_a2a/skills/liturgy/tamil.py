@@ -135,6 +135,29 @@ NAMED: dict[str, tuple[str, str]] = {
         "passion_of_saint_john_the_baptist", "day_mass"
     ),
     "Guardian Angels": ("holy_guardian_angels", "day_mass"),
+    "Saint Joseph Husband of the Blessed Virgin Mary": ("joseph_spouse_of_mary", "day_mass"),
+    "Blessed Virgin Mary, the Mother of God": ("mary_mother_of_god", "day_mass"),
+    "Saint Matthew the Evangelist, Apostle, Evangelist": ("matthew_apostle", "day_mass"),
+    "Holy Name of the Blessed Virgin Mary": ("most_holy_name_of_mary", "day_mass"),
+    "First Martyrs of the Church of Rome": (
+        "first_martyrs_of_the_holy_roman_church", "day_mass"
+    ),
+    "Saint Cecilia": ("cecilia_of_rome_virgin", "day_mass"),
+    "Saint Birgitta, religious": ("bridget_of_sweden_religious", "day_mass"),
+    "Saint Columban, religious": ("columban_of_luxeuil_abbot", "day_mass"),
+    "Saint Hildegard of Bingen, Virgin and Doctor": ("hildegard_of_bingen_abbess", "day_mass"),
+    "Saint Jean Vianney (the Curé of Ars), priest": ("john_mary_vianney_priest", "day_mass"),
+    "Saint John of Avila, priest and doctor": ("john_of_avila_priest", "day_mass"),
+    "Saint Pio of Pietrelcina (Padre Pio), priest": (
+        "pius_francesco_forgione_priest", "day_mass"
+    ),
+    "Saint Sharbel Makhluf, hermit": ("sharbel_makhluf_priest", "day_mass"),
+    "Saints Jean de Brébeuf, Isaac Jogues, priests and martyrs; and their companions, martyrs": (
+        "john_de_brebeuf_isaac_jogues_priests_and_companions_martyrs", "day_mass"
+    ),
+    "Saints John Fisher, bishop and martyr and Thomas More, martyr": (
+        "john_fisher_bishop_and_thomas_more_martyrs", "day_mass"
+    ),
 }  # fmt: skip
 KEY = re.compile(r"^(?P<season>AW|LW|EW|OW)(?P<week>\d\d)-(?P<dow>\d)(?P<day>[A-Z][a-z]{2})$")
 CW = re.compile(
@@ -265,8 +288,8 @@ def day_of(key: str, resolve_name: Callable[[str], str | None]) -> tuple[str, Cy
         return f"{season}_{week}_{weekday}", cycle, "day_mass"
     if key.startswith(("_", "IN ")):
         return None
-    found = resolve_name(key)
-    return (found, "", "day_mass") if found else None
+    found = resolve_name(base)
+    return (found, cycle, "day_mass") if found else None
 
 
 def parse_dump(text: str, names: dict[str, str], name: str = "tamil") -> tuple[Table, ImportReport]:
@@ -328,14 +351,17 @@ def celebration_names(calendar: LiturgicalCalendar) -> dict[str, str]:
 
 
 def resolver(names: dict[str, str]) -> Callable[[str], str | None]:
-    """A sanctoral key's romcal id: the same name, else a close one, else one whose
-    distinctive words all appear in the other (``Saint Juan Diego``), else ``None``."""
+    """A sanctoral key's romcal id: a name we map by hand (``NAMED``), the same name,
+    else a close one, else one whose distinctive words all appear in the other
+    (``Saint Juan Diego``), else ``None``."""
     canonical: dict[str, str] = {}
     for name, ident in names.items():
         canonical.setdefault(_canonical(name), ident)
     choices = list(canonical)
 
     def resolve(label: str) -> str | None:
+        if label in NAMED:
+            return NAMED[label][0]
         wanted = _canonical(label)
         if wanted in canonical:
             return canonical[wanted]
