@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from magisterium_a2a.server.clock import ManualClock
 from magisterium_a2a.server.config import Settings
@@ -139,6 +140,11 @@ def test_ascension_on_thursday_by_setting(tmp_path: Path) -> None:
     assert sunday.others[0].masses[0].readings[0].citation == "Acts 1:1-11"
     # Days away from the Ascension have no such note.
     assert engine.readings(date(2026, 5, 15)).others == ()
+
+
+def test_ascension_setting_is_checked(tmp_path: Path) -> None:
+    with pytest.raises(ValidationError, match="liturgy_ascension"):
+        LiturgySettings(_env_file=None, data_dir=tmp_path, liturgy_ascension="friday")  # type: ignore[call-arg, arg-type]
 
 
 def test_ascension_note_only_where_provinces_differ(tmp_path: Path) -> None:

@@ -282,9 +282,9 @@ class LiturgyEngine:
         if day.date not in (thursday, sunday):
             return []
         other_day = self._other_calendar().day(day.date)
-        keeps_thursday = self.calendar.ascension_on_sunday
-        where = provinces[0] if keeps_thursday else provinces[1]
-        kept = "Thursday" if keeps_thursday else "the Seventh Sunday of Easter"
+        other_keeps_thursday = self.calendar.ascension_on_sunday
+        where = provinces[0] if other_keeps_thursday else provinces[1]
+        kept = "Thursday" if other_keeps_thursday else "the Seventh Sunday of Easter"
         return [
             OtherCelebration(
                 label=f"Where the Ascension is kept on {kept} ({where})",
@@ -294,7 +294,7 @@ class LiturgyEngine:
         ]
 
     def _other_calendar(self) -> LiturgicalCalendar:
-        """The same calendar with the Ascension on its other day (built on first use)."""
+        """The same calendar with the Ascension on its other day (built once)."""
         if self._other_rule is None:
             self._other_rule = LiturgicalCalendar(
                 self.calendar.calendar,
@@ -338,8 +338,6 @@ class LiturgyEngine:
         found: list[MassReadings] = []
         names = self.lectionary.masses_of(day_id)
         for mass in sorted(names, key=lambda m: MASS_ORDER.index(m) if m in MASS_ORDER else 99):
-            if day_id.startswith("common_"):
-                continue
             readings = self.lectionary.lookup(day_id, cycles, mass)  # type: ignore[arg-type]
             if readings is not None and readings.readings:
                 found.append(readings)
