@@ -3,9 +3,11 @@
 Answers the contract's ``mass_readings`` artifact: one text part with the date,
 the celebration and its rank, season and colour, cycles, then each Mass with
 its readings labelled and cited (alternatives marked "or", shorter forms
-given), then the memorials of the day with their proper readings when the
-lectionary has them. A date with no readings, or a query that cannot be read,
-answers ``No mass readings found.``
+given), then, clearly labelled, the readings of a celebration some provinces
+keep that day (the Ascension on Thursday or Sunday) and of a national proper
+Mass (Thanksgiving Day), then the memorials of the day with their proper
+readings, or the commons they may take and those commons' options. A date with
+no readings, or a query that cannot be read, answers ``No mass readings found.``
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from magisterium_a2a.plugin import (
     text_part,
 )
 from magisterium_a2a.skills.engines import liturgy_engine
+from magisterium_a2a.skills.liturgy.commons import common_names
 from magisterium_a2a.skills.liturgy.engine import DayReadings
 from magisterium_a2a.skills.liturgy.lectionary import MassReadings
 from magisterium_a2a.skills.liturgy.messages import query_of
@@ -38,19 +41,40 @@ def format_day(found: DayReadings) -> str:
         f"Season: {day.season_name or '-'}; colour: {', '.join(principal.colors) or '-'}",
         f"Sunday cycle: Year {day.sunday_cycle}; weekday cycle: {day.weekday_cycle}",
     ]
+    if principal.optional and day.temporal_name:
+        lines.append(f"The day's Mass: {day.temporal_name}")
     for mass in found.masses:
         lines.append("")
         lines.extend(format_mass(mass, heading=len(found.masses) > 1 or mass.mass != "day_mass"))
-    proper = [(c, m) for c, m in found.memorials if m]
+    for other in found.others:
+        lines.append("")
+        lines.append(f"{other.label}: {other.name}")
+        for mass in other.masses:
+            heading = len(other.masses) > 1 or mass.mass != "day_mass"
+            lines.extend("  " + line for line in format_mass(mass, heading=heading))
+        if other.note:
+            lines.append(f"  ({other.note})")
     if found.memorials:
         lines.append("")
         lines.append("Memorials:")
-        for celebration, masses in found.memorials:
-            note = "" if masses else " (readings of the weekday or from the Common)"
-            lines.append(f"- {celebration.name} ({celebration.rank_name}){note}")
-            if celebration in dict(proper):
-                for mass in masses:
+        for memorial in found.memorials:
+            celebration = memorial.celebration
+            if memorial.masses:
+                lines.append(f"- {celebration.name} ({celebration.rank_name}), proper readings:")
+                for mass in memorial.masses:
                     lines.extend("  " + line for line in format_mass(mass, heading=False))
+            else:
+                where = common_names(memorial.commons)
+                lines.append(
+                    f"- {celebration.name} ({celebration.rank_name}): the readings of the day, "
+                    f"or from the {where}"
+                )
+    for _, common in found.commons:
+        lines.append("")
+        lines.append(f"{common.title} (one of each):")
+        for reading in common.readings:
+            options = " | ".join((reading.citation, *reading.alternatives))
+            lines.append(f"  {reading.label}: {options}")
     return "\n".join(lines)
 
 

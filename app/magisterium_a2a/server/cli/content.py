@@ -26,7 +26,7 @@ from magisterium_a2a.skills.liturgy.lectionary_format import (
 )
 from magisterium_a2a.skills.liturgy.martyrology import MartyrologyImportError, import_martyrology
 from magisterium_a2a.skills.liturgy.settings import LiturgySettings
-from magisterium_a2a.skills.liturgy.tamil import TamilImportError, normalise_name, parse_dump
+from magisterium_a2a.skills.liturgy.tamil import TamilImportError, celebration_names, parse_dump
 
 content_cli = typer.Typer(help="Import content (lectionary, martyrology).", no_args_is_help=True)
 import_cli = typer.Typer(help="Import a data set into the data directory.", no_args_is_help=True)
@@ -56,15 +56,7 @@ def _read_table(path: Path, text: str, calendar_id: str, locale: str) -> Table:
     suffix = path.suffix.lower()
     name = path.stem
     if suffix == ".sql":
-        calendar = LiturgicalCalendar(calendar_id, locale)
-        names: dict[str, str] = {}
-        for year in (2026, 2027):
-            for day in calendar.year(year).days.values():
-                for celebration in day.celebrations:
-                    names.setdefault(normalise_name(celebration.name), celebration.id)
-        for ident, entity in calendar.entities().items():
-            if entity.get("fullname"):
-                names.setdefault(normalise_name(str(entity["fullname"])), ident)
+        names = celebration_names(LiturgicalCalendar(calendar_id, locale))
         table, report = parse_dump(text, names, name=name)
         typer.echo(
             f"Read {report.rows} rows: {report.entries} entries; "

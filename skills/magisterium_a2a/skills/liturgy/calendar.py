@@ -99,6 +99,7 @@ class Day(BaseModel):
     celebrations: tuple[Celebration, ...]
     temporal_id: str
     """The Proper of Time day behind the celebration (its weekday or Sunday)."""
+    temporal_name: str = ""
     season: str | None
     season_name: str | None
     week_of_season: int | None
@@ -159,7 +160,14 @@ def _value(item: Any) -> str:
 class LiturgicalCalendar:
     """The configured calendar, one cached ``Year`` at a time."""
 
-    def __init__(self, calendar: str = "united_states", locale: str = "en") -> None:
+    def __init__(
+        self,
+        calendar: str = "united_states",
+        locale: str = "en",
+        *,
+        ascension_on_sunday: bool | None = None,
+    ) -> None:
+        """``ascension_on_sunday`` overrides the calendar's own rule when given."""
         definitions = {d.id: d for d in bundled_definitions()}
         if calendar not in definitions:
             known = ", ".join(calendar_ids())
@@ -175,6 +183,10 @@ class LiturgicalCalendar:
         config = self._particular_config(definitions, calendar)
         epiphany = config.get("epiphany_on_sunday", False)
         ascension = config.get("ascension_on_sunday", False)
+        self.ascension_by_rule = ascension
+        if ascension_on_sunday is not None:
+            ascension = ascension_on_sunday
+        self.ascension_on_sunday = ascension
         corpus_christi = config.get("corpus_christi_on_sunday", True)
         all_definitions: list[romcal.CalendarDefinition | dict[Any, Any]] = list(
             definitions.values()
@@ -278,6 +290,7 @@ class LiturgicalCalendar:
                 date=when,
                 celebrations=tuple(celebrations),
                 temporal_id=temporal_id,
+                temporal_name=_capitalised(base[0].fullname),
                 season=_value(first.season) if first.season else None,
                 season_name=first.season_name,
                 week_of_season=first.week_of_season,

@@ -104,6 +104,8 @@ class MassReadings(BaseModel):
     title: str
     readings: tuple[Reading, ...]
     sources: tuple[str, ...]
+    day: str = ""
+    """The lectionary day (romcal id) the readings were found under."""
 
     def complete(self, needs_second_reading: bool) -> bool:
         slots = {r.slot for r in self.readings}
@@ -163,6 +165,7 @@ class Lectionary:
                 sources.append(source)
         chosen.sort(key=lambda r: KIND_RANK[r.kind])
         return MassReadings(
+            day=day,
             mass=mass,
             title=MASS_TITLES.get(mass, mass.replace("_", " ").capitalize()),
             readings=tuple(chosen),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, field_validator
@@ -18,6 +19,13 @@ class LiturgySettings(PluginSettings):
     )
     liturgy_locale: str = Field("en", description="romcal locale of celebration names")
     timezone: str = Field("UTC", description="IANA time zone that decides what 'today' means")
+    liturgy_ascension: Literal["calendar", "thursday", "sunday"] = Field(
+        "calendar",
+        description=(
+            "the day the Ascension is the principal celebration: the calendar's own rule, "
+            "or Thursday / the Seventh Sunday of Easter (the other day is still given, labelled)"
+        ),
+    )
 
     @field_validator("timezone")
     @classmethod

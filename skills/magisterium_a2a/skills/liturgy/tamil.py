@@ -14,11 +14,13 @@ rather than cite one.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz, process
 
+from magisterium_a2a.skills.liturgy.calendar import LiturgicalCalendar
 from magisterium_a2a.skills.liturgy.lectionary import Cycle, LectionaryEntry, Reading, Table
 
 ROW = re.compile(r"\('((?:[^'\\]|\\.)*)',\s*([0-9.]+),\s*'((?:[^'\\]|\\.)*)'\)")
@@ -42,6 +44,8 @@ CF = "காண்க"
 PIECE = re.compile(
     r"(?:(?P<c1>\d+):)?(?P<v1>\d+)(?P<s1>[a-z]*)(?:-(?:(?P<c2>\d+):)?(?P<v2>\d+)(?P<s2>[a-z]*))?"
 )
+LETTER_RANGE = re.compile(r"^(?P<verse>(?:\d+:)?\d+)(?P<first>[a-z])-(?P<last>[a-z])$")
+SINGLE_CHAPTER = {"Phlm", "2 Jn", "3 Jn", "Jude", "Ob"}
 # Psalms whose superscription the Hebrew/NABRE numbering counts as verses.
 PSALM_TITLE_VERSES: dict[int, int] = {
     **dict.fromkeys((3, 4, 5, 6, 7, 8, 9, 12, 13, 18, 19, 20, 21, 22, 30, 31, 34, 36), 1),
@@ -54,7 +58,14 @@ PSALM_TITLE_VERSES: dict[int, int] = {
 CHAPTER_SHIFTS: dict[str, list[tuple[int, int, int, int, int]]] = {
     "Mal": [(4, 1, 6, 3, 18)],
     "Jl": [(2, 28, 32, 3, -27), (3, 1, 21, 4, 0)],
-    "Hos": [(11, 12, 12, 12, -11), (12, 1, 14, 12, 1), (13, 16, 16, 14, -15), (14, 1, 9, 14, 1)],
+    "Hos": [
+        (1, 10, 11, 2, -9),
+        (2, 1, 23, 2, 2),
+        (11, 12, 12, 12, -11),
+        (12, 1, 14, 12, 1),
+        (13, 16, 16, 14, -15),
+        (14, 1, 9, 14, 1),
+    ],
     "Is": [(9, 1, 1, 8, 22), (9, 2, 21, 9, -1), (64, 1, 1, 63, 18), (64, 2, 12, 64, -1)],
     "Mi": [(5, 1, 1, 4, 13), (5, 2, 15, 5, -1)],
     "Ex": [(22, 1, 1, 21, 36), (22, 2, 31, 22, -1)],
@@ -119,10 +130,34 @@ NAMED: dict[str, tuple[str, str]] = {
         "assumption_of_the_blessed_virgin_mary", "previous_evening_mass"
     ),
     "Birth of the Blessed Virgin Mary": ("nativity_of_the_blessed_virgin_mary", "day_mass"),
+    "Saints Peter and Paul, Apostles - Vigil": ("peter_and_paul_apostles", "previous_evening_mass"),
     "The Beheading of Saint John the Baptist, martyr": (
         "passion_of_saint_john_the_baptist", "day_mass"
     ),
     "Guardian Angels": ("holy_guardian_angels", "day_mass"),
+    "Saint Joseph Husband of the Blessed Virgin Mary": ("joseph_spouse_of_mary", "day_mass"),
+    "Blessed Virgin Mary, the Mother of God": ("mary_mother_of_god", "day_mass"),
+    "Saint Matthew the Evangelist, Apostle, Evangelist": ("matthew_apostle", "day_mass"),
+    "Holy Name of the Blessed Virgin Mary": ("most_holy_name_of_mary", "day_mass"),
+    "First Martyrs of the Church of Rome": (
+        "first_martyrs_of_the_holy_roman_church", "day_mass"
+    ),
+    "Saint Cecilia": ("cecilia_of_rome_virgin", "day_mass"),
+    "Saint Birgitta, religious": ("bridget_of_sweden_religious", "day_mass"),
+    "Saint Columban, religious": ("columban_of_luxeuil_abbot", "day_mass"),
+    "Saint Hildegard of Bingen, Virgin and Doctor": ("hildegard_of_bingen_abbess", "day_mass"),
+    "Saint Jean Vianney (the Curé of Ars), priest": ("john_mary_vianney_priest", "day_mass"),
+    "Saint John of Avila, priest and doctor": ("john_of_avila_priest", "day_mass"),
+    "Saint Pio of Pietrelcina (Padre Pio), priest": (
+        "pius_francesco_forgione_priest", "day_mass"
+    ),
+    "Saint Sharbel Makhluf, hermit": ("sharbel_makhluf_priest", "day_mass"),
+    "Saints Jean de Brébeuf, Isaac Jogues, priests and martyrs; and their companions, martyrs": (
+        "john_de_brebeuf_isaac_jogues_priests_and_companions_martyrs", "day_mass"
+    ),
+    "Saints John Fisher, bishop and martyr and Thomas More, martyr": (
+        "john_fisher_bishop_and_thomas_more_martyrs", "day_mass"
+    ),
 }  # fmt: skip
 KEY = re.compile(r"^(?P<season>AW|LW|EW|OW)(?P<week>\d\d)-(?P<dow>\d)(?P<day>[A-Z][a-z]{2})$")
 CW = re.compile(
@@ -148,6 +183,7 @@ class TamilImportError(ValueError):
 def convert_citation(ref: str) -> str | None:
     """``திபா51:1-2.10-11`` -> ``Ps 51:3-4, 12-13``; ``None`` when it cites nothing."""
     text = ref.strip().replace("\\r\\n", "").strip()
+    text = text.split("~", 1)[0].strip()  # "~OW19-1Mon": a note on where the row is used
     prefix = ""
     if CF in text:
         text, prefix = text.replace(CF, ""), "cf. "
@@ -157,16 +193,22 @@ def convert_citation(ref: str) -> str | None:
     tamil, rest = match.group(1), match.group(2)
     book = BOOKS[tamil]
     greek = tamil == "தானி(இ)"
+    if book in SINGLE_CHAPTER and ":" not in rest:
+        return prefix + f"{book} " + _single_chapter(rest)
     sections: list[str] = []
     chapter = 0
     shown_chapter = 0
     # ';' starts a new chapter reference; '.' separates psalm strophes, ',' verses.
     for section in rest.split(";"):
         rendered: list[str] = []
+        last_verse = ""
         for piece in re.split(r"[.,]", section.strip()):
+            piece = LETTER_RANGE.sub(_letters, piece.strip())
             if not piece:
                 continue
-            match = PIECE.fullmatch(piece.strip())
+            if piece.isalpha() and piece.islower() and last_verse:
+                piece = f"{last_verse}{piece}"  # "4a,c": verse 4, parts a and c
+            match = PIECE.fullmatch(piece)
             if not match:
                 return None
             chapter = int(match["c1"]) if match["c1"] else chapter
@@ -175,6 +217,7 @@ def convert_citation(ref: str) -> str | None:
             c1, v1 = _nabre(book, chapter, int(match["v1"]), greek)
             text = f"{v1}{match['s1']}"
             end_chapter = c1
+            last_verse = match["v2"] or match["v1"]
             if match["v2"]:
                 chapter = int(match["c2"]) if match["c2"] else chapter
                 end_chapter, v2 = _nabre(book, chapter, int(match["v2"]), greek)
@@ -186,6 +229,17 @@ def convert_citation(ref: str) -> str | None:
             rendered.append(text)
         sections.append(", ".join(rendered))
     return prefix + f"{book} " + "; ".join(sections)
+
+
+def _letters(match: re.Match[str]) -> str:
+    """``9a-c`` -> ``9abc``: a range of parts of one verse."""
+    first, last = match["first"], match["last"]
+    return match["verse"] + "".join(chr(c) for c in range(ord(first), ord(last) + 1))
+
+
+def _single_chapter(rest: str) -> str:
+    """Verses of a one-chapter book (Phlm, 2 Jn, 3 Jn, Jude), cited without a chapter."""
+    return ", ".join(p.strip() for p in rest.split(",") if p.strip())
 
 
 def _nabre(book: str, chapter: int, verse: int, greek: bool) -> tuple[int, int]:
@@ -234,8 +288,8 @@ def day_of(key: str, resolve_name: Callable[[str], str | None]) -> tuple[str, Cy
         return f"{season}_{week}_{weekday}", cycle, "day_mass"
     if key.startswith(("_", "IN ")):
         return None
-    found = resolve_name(key)
-    return (found, "", "day_mass") if found else None
+    found = resolve_name(base)
+    return (found, cycle, "day_mass") if found else None
 
 
 def parse_dump(text: str, names: dict[str, str], name: str = "tamil") -> tuple[Table, ImportReport]:
@@ -244,14 +298,7 @@ def parse_dump(text: str, names: dict[str, str], name: str = "tamil") -> tuple[T
     if "readings__list" not in text or not rows:
         raise TamilImportError("not a readings__list dump: no (dayID, type, ref) rows found")
     report = ImportReport(rows=len(rows))
-    choices = list(names)
-
-    def resolve(label: str) -> str | None:
-        wanted = _normalise(label)
-        if wanted in names:
-            return names[wanted]
-        match = process.extractOne(wanted, choices, scorer=fuzz.token_sort_ratio, score_cutoff=90)
-        return names[match[0]] if match else None
+    resolve = resolver(names)
 
     grouped: dict[tuple[str, Cycle, str], dict[tuple[str, int | None], dict[str, object]]] = {}
     for key, type_text, ref in rows:
@@ -288,6 +335,61 @@ def parse_dump(text: str, names: dict[str, str], name: str = "tamil") -> tuple[T
     ]
     report.entries = len(entries)
     return Table(name=name, entries=entries), report
+
+
+def celebration_names(calendar: LiturgicalCalendar) -> dict[str, str]:
+    """Normalised English celebration names -> romcal ids, for placing sanctoral keys."""
+    names: dict[str, str] = {}
+    for year in (2026, 2027):
+        for day in calendar.year(year).days.values():
+            for celebration in day.celebrations:
+                names.setdefault(normalise_name(celebration.name), celebration.id)
+    for ident, entity in calendar.entities().items():
+        if entity.get("fullname"):
+            names.setdefault(normalise_name(str(entity["fullname"])), ident)
+    return names
+
+
+def resolver(names: dict[str, str]) -> Callable[[str], str | None]:
+    """A sanctoral key's romcal id: a name we map by hand (``NAMED``), the same name,
+    else a close one, else one whose distinctive words all appear in the other
+    (``Saint Juan Diego``), else ``None``."""
+    canonical: dict[str, str] = {}
+    for name, ident in names.items():
+        canonical.setdefault(_canonical(name), ident)
+    choices = list(canonical)
+
+    def resolve(label: str) -> str | None:
+        if label in NAMED:
+            return NAMED[label][0]
+        wanted = _canonical(label)
+        if wanted in canonical:
+            return canonical[wanted]
+        match = process.extractOne(wanted, choices, scorer=fuzz.token_sort_ratio, score_cutoff=90)
+        if match:
+            return canonical[match[0]]
+        if len(set(wanted.split()) - GENERIC_WORDS) < 2:
+            return None
+        match = process.extractOne(wanted, choices, scorer=fuzz.token_set_ratio, score_cutoff=100)
+        return canonical[match[0]] if match else None
+
+    return resolve
+
+
+def _canonical(name: str) -> str:
+    """Accents off, "doctor of the Church" as "doctor", articles dropped."""
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    words = normalise_name(ascii_name).replace("doctor of the church", "doctor").split()
+    return " ".join(w for w in words if w not in {"the", "his", "their"})
+
+
+GENERIC_WORDS = frozenset(
+    {
+        *("saint", "saints", "blessed", "and", "of", "virgin", "virgins", "martyr", "martyrs"),
+        *("priest", "priests", "bishop", "pope", "doctor", "religious", "abbot"),
+        *("companions", "apostle", "evangelist", "deacon"),
+    }
+)
 
 
 def _normalise(text: str) -> str:
