@@ -100,7 +100,7 @@ def import_martyrology_command(path: PathArgument) -> None:
 
 def _report_lines(path: Path, errors: list[LineError]) -> None:
     for error in errors:
-        err.print(f"[red]{path}, {error}[/red]", highlight=False)
+        err.print(f"{path}, {error}", highlight=False, markup=False, soft_wrap=True)
 
 
 @import_cli.command("dioceses")

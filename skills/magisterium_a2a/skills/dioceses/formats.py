@@ -58,9 +58,10 @@ class FormatError(ValueError):
 class LineError:
     line: int
     message: str
+    unit: str = "line"  # "record" for the n-th record of a JSON or YAML list
 
     def __str__(self) -> str:
-        return f"line {self.line}: {self.message}"
+        return f"{self.unit} {self.line}: {self.message}"
 
 
 @dataclass
@@ -144,7 +145,7 @@ def _ours(items: Iterable[tuple[int, Any]], unit: str) -> DirectoryBatch:
             record = _csv_record(item.row) if isinstance(item, _Lazy) else item
             diocese = Diocese.model_validate(record)
         except (ValidationError, ValueError) as exc:
-            batch.errors.append(LineError(number, _explain(exc, unit)))
+            batch.errors.append(LineError(number, _explain(exc), unit))
             continue
         if diocese.id in seen:
             batch.errors.append(
@@ -198,11 +199,11 @@ def _wikidata(
     grouped: dict[str, dict[str, Any]] = {}
     for number, row in rows:
         if TOO_MANY_CELLS in row:
-            batch.errors.append(LineError(number, row[TOO_MANY_CELLS]))
+            batch.errors.append(LineError(number, row[TOO_MANY_CELLS], unit))
             continue
         entity = _ENTITY.search(str(row.get("item") or "").strip())
         if entity is None:
-            batch.errors.append(LineError(number, "item is not a Wikidata entity (Q...)"))
+            batch.errors.append(LineError(number, "item is not a Wikidata entity (Q...)", unit))
             continue
         qid = entity.group(1)
         name = _PREFIX.sub("", str(row.get("itemLabel") or "").strip())
@@ -229,10 +230,12 @@ def _wikidata(
         number = slot.pop("line")
         types = slot.pop("types")
         if "name" not in slot:
-            batch.errors.append(LineError(number, f"{qid} has no label"))
+            batch.errors.append(LineError(number, f"{qid} has no label", unit))
             continue
         if not types:
-            batch.errors.append(LineError(number, f"{qid}: cannot tell the jurisdiction's type"))
+            batch.errors.append(
+                LineError(number, f"{qid}: cannot tell the jurisdiction's type", unit)
+            )
             continue
         slot["type"] = min(types, key=_RANK.__getitem__)
         slot["wikidata"] = qid
@@ -247,7 +250,7 @@ def _wikidata(
             taken.add(ident)
             batch.dioceses.append(Diocese.model_validate({"id": ident, **slot}))
         except ValidationError as exc:
-            batch.errors.append(LineError(number, _explain(exc, unit)))
+            batch.errors.append(LineError(number, _explain(exc), unit))
     return batch
 
 
@@ -469,9 +472,9 @@ def _value(text: str | None, metric: str) -> float | None:
     return value
 
 
-def _explain(exc: Exception, unit: str) -> str:
+def _explain(exc: Exception) -> str:
     if isinstance(exc, ValidationError):
         first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or unit
-        return f"{where}: {first['msg']}"
+        where = ".".join(str(p) for p in first["loc"])
+        return f"{where}: {first['msg']}" if where else str(first["msg"])
     return str(exc)
