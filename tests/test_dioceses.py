@@ -19,7 +19,7 @@ from magisterium_a2a.skills.dioceses import importing
 from magisterium_a2a.skills.dioceses.model import DERIVED, METRICS
 from magisterium_a2a.skills.dioceses.store import Statistic, database_path, put_statistics
 from tests.kb_support import run_cli
-from tests.support import Harness, harness
+from tests.support import Harness, a2a_schema, harness, validate_definition
 
 BUILTINS = (
     "magisterium_a2a.skills.diocese_lookup:create",
@@ -475,3 +475,27 @@ async def test_directory_import_our_formats_and_wikidata(
     with sqlite3.connect(database_path(settings.data_dir)) as db:
         assert db.execute("SELECT * FROM dioceses ORDER BY id").fetchall() == before
     assert len(before) == 4
+
+
+async def test_agent_card_lists_both_skills(h: Harness) -> None:
+    card = (await h.client.get("/.well-known/agent.json")).json()
+    skills = {skill["id"]: skill for skill in card["skills"]}
+    for ident in (LOOKUP, STATISTICS):
+        assert skills[ident]["tags"] and skills[ident]["examples"], ident
+        assert "dioceses" in skills[ident]["tags"]
+
+
+async def test_answers_are_valid_a2a_tasks(h: Harness, settings: Settings, tmp_path: Path) -> None:
+    schema = a2a_schema()
+    if schema is None:
+        pytest.skip("../shared/refdata/a2a-v0.3 is absent (CI has it)")
+    run_cli(
+        settings,
+        "content",
+        "import",
+        "diocese-statistics",
+        str(write(tmp_path / "l.csv", LONG_CSV)),
+    )
+    for skill, part in ((LOOKUP, "Chicago"), (LOOKUP, "Springfield"), (STATISTICS, "Chicago")):
+        validate_definition(schema, "Task", await ask(h, skill, part))
+    validate_definition(schema, "Task", await ask(h, LOOKUP, {"diocese_id": 5}))
