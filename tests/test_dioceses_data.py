@@ -33,7 +33,7 @@ EXPECTED_TYPES = {
 
 @pytest.fixture(scope="module")
 def dioceses() -> list[Diocese]:
-    return builtin_dioceses()
+    return list(builtin_dioceses())
 
 
 def test_counts_by_type(dioceses: list[Diocese]) -> None:
