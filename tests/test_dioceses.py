@@ -499,3 +499,40 @@ async def test_answers_are_valid_a2a_tasks(h: Harness, settings: Settings, tmp_p
     for skill, part in ((LOOKUP, "Chicago"), (LOOKUP, "Springfield"), (STATISTICS, "Chicago")):
         validate_definition(schema, "Task", await ask(h, skill, part))
     validate_definition(schema, "Task", await ask(h, LOOKUP, {"diocese_id": 5}))
+
+
+def test_wikidata_csv_export_and_an_unknown_diocese_option(
+    settings: Settings, tmp_path: Path
+) -> None:
+    text = (
+        "item,itemLabel,typeLabel,countryCode,seeLabel,inception,chId,gcId\n"
+        "http://www.wikidata.org/entity/Q999003,Roman Catholic Diocese of Testville,"
+        "suffragan diocese,ZZ,Testville,1950-05-01T00:00:00Z,ttvl,ttvl0\n"
+        "http://www.wikidata.org/entity/Q999003,Roman Catholic Diocese of Testville,"
+        "diocese,ZZ,Testville,1950-05-01T00:00:00Z,ttvl,ttvl0\n"
+        "http://www.wikidata.org/entity/Q999004,Something else,,ZZ,,,,\n"
+    )
+    result = run_cli(
+        settings, "content", "import", "dioceses", str(write(tmp_path / "wd.csv", text))
+    )
+    assert result.exit_code == 1
+    assert "line 4: Q999004: cannot tell the jurisdiction's type" in result.output
+    found = importing.current_directory(settings.data_dir).by_code("dttvl")
+    assert found is not None and found.id == "testville-zz"
+    assert (found.name, found.type, found.erected, found.gcatholic, found.wikidata) == (
+        "Diocese of Testville",
+        "diocese",
+        1950,
+        "ttvl0",
+        "Q999003",
+    )
+    result = run_cli(
+        settings,
+        "content",
+        "import",
+        "diocese-statistics",
+        str(write(tmp_path / "w.csv", WIDE_CSV)),
+        "--diocese",
+        "nowhere",
+    )
+    assert result.exit_code == 1 and "--diocese: unknown diocese 'nowhere'" in result.output

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from magisterium_a2a.server.cli.common import err, load_family
 from magisterium_a2a.skills.dioceses.formats import FormatError as DioceseFormatError
@@ -113,7 +114,11 @@ def import_dioceses_command(path: PathArgument) -> None:
     try:
         report = import_directory(settings.data_dir, path)
     except DioceseFormatError as exc:
-        err.print(f"[red]Cannot import {path}:[/red] {exc}")
+        err.print(
+            f"[red]Cannot import {escape(str(path))}:[/red] {escape(str(exc))}",
+            soft_wrap=True,
+            highlight=False,
+        )
         raise typer.Exit(1) from None
     _report_lines(path, report.errors)
     typer.echo(
@@ -140,7 +145,11 @@ def import_diocese_statistics_command(
     try:
         report = import_statistics(settings.data_dir, path, diocese)
     except DioceseFormatError as exc:
-        err.print(f"[red]Cannot import {path}:[/red] {exc}")
+        err.print(
+            f"[red]Cannot import {escape(str(path))}:[/red] {escape(str(exc))}",
+            soft_wrap=True,
+            highlight=False,
+        )
         raise typer.Exit(1) from None
     _report_lines(path, report.errors)
     typer.echo(
