@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +19,13 @@ import pytest
 from magisterium_a2a.server.config import Settings
 from magisterium_a2a.skills.dioceses import importing
 from magisterium_a2a.skills.dioceses.model import DERIVED, METRICS
-from magisterium_a2a.skills.dioceses.store import Statistic, database_path, put_statistics
+from magisterium_a2a.skills.dioceses.store import (
+    Reader,
+    Statistic,
+    database_path,
+    put_statistics,
+    writing,
+)
 from tests.kb_support import run_cli
 from tests.support import Harness, a2a_schema, harness, validate_definition
 
@@ -536,3 +544,41 @@ def test_wikidata_csv_export_and_an_unknown_diocese_option(
         "nowhere",
     )
     assert result.exit_code == 1 and "--diocese: unknown diocese 'nowhere'" in result.output
+
+
+KILLED_IMPORT = """
+import sys
+from pathlib import Path
+from magisterium_a2a.skills.dioceses.store import Statistic, put_statistics, writing
+with writing(Path("data")) as db:
+    put_statistics(db, [Statistic("boston", y, "parishes", 2.0, "t") for y in range(1900, 2000)])
+    db.execute("UPDATE statistics SET value = 99")
+    print("inside", flush=True)
+    sys.stdin.read()  # held open until the test kills this process
+"""
+
+
+@pytest.mark.subprocess
+def test_an_import_killed_mid_transaction_leaves_the_old_data(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # a relative data directory, as A2A_DATA_DIR may be
+    data_dir = Path("data")
+    with writing(data_dir) as db:
+        put_statistics(db, [Statistic("boston", 2000, "parishes", 1.0, "t")])
+    child = subprocess.Popen(
+        [sys.executable, "-c", KILLED_IMPORT],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdout is not None and child.stdout.readline().strip() == "inside"
+    child.kill()
+    child.wait()
+    assert database_path(data_dir).with_name("dioceses.sqlite-journal").exists()
+    expected = [Statistic("boston", 2000, "parishes", 1.0, "t")]
+    assert Reader(data_dir).statistics("boston") == expected
+    with writing(data_dir) as db:  # the next import rolls the journal back and goes on
+        put_statistics(db, [Statistic("boston", 2001, "parishes", 3.0, "t")])
+    after = [(s.year, s.value) for s in Reader(data_dir).statistics("boston")]
+    assert after == [(2000, 1.0), (2001, 3.0)]

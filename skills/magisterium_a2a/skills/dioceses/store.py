@@ -136,7 +136,7 @@ class Reader:
         if not self.path.exists():
             yield None
             return
-        with closing(sqlite3.connect(f"{self.path.as_uri()}?mode=ro", uri=True)) as db:
+        with closing(sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)) as db:
             yield db
 
     def dioceses(self) -> list[Diocese]:
