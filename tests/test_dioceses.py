@@ -144,11 +144,14 @@ async def test_names_are_matched_forgivingly(h: Harness, query: str, ident: str)
     assert data is not None and data["diocese"]["id"] == ident
 
 
-async def test_lookup_by_id_and_by_data_part_query(h: Harness) -> None:
+async def test_lookup_by_id_source_code_and_data_part_query(h: Harness) -> None:
     _, data = answer(await ask(h, LOOKUP, {"diocese_id": "boston"}))
     assert data is not None and data["diocese"]["name"] == "Archdiocese of Boston"
     _, data = answer(await ask(h, LOOKUP, {"query": "Fairbanks"}))
     assert data is not None and data["diocese"]["metropolitan"] == "anchorage-juneau"
+    for code in ("dtuls", "tuls", "TULS"):  # with or without catholic-hierarchy's "d"
+        _, data = answer(await ask(h, LOOKUP, {"source_code": code}))
+        assert data is not None and data["diocese"]["id"] == "tulsa", code
     text, data = answer(await ask(h, LOOKUP, {"diocese_id": "melkite-newton"}))
     assert data is not None and data["diocese"]["church"] == "Melkite Greek Catholic Church"
     assert "Immediately subject to the Holy See" in text
