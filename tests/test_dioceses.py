@@ -267,6 +267,13 @@ async def test_statistics_after_import_in_a_running_server(
     ]
     assert "2022: Catholics 2,150,000; priests 1,200 [source: test-b]" in text
 
+    # A text part names the diocese, a data part narrows the series.
+    token = await h.token()
+    parts = [{"kind": "text", "text": "Chicago"}, {"kind": "data", "data": {"year": 2022}}]
+    response = await h.send(token, skill=STATISTICS, parts=parts)
+    _, data = answer(response.json()["result"])
+    assert data is not None and [r["year"] for r in data["years"]] == [2022]
+
     text, data = answer(await ask(h, STATISTICS, {"diocese_id": "chicago", "year": 1990}))
     assert text == "No statistics of the Archdiocese of Chicago are loaded for 1990."
     assert data is not None and data["years"] == []
