@@ -18,7 +18,7 @@ import csv
 import io
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -115,15 +115,8 @@ def read_directory(text: str, suffix: str, existing: Directory) -> DirectoryBatc
             raise FormatError(
                 "a directory CSV needs the columns id, name and type (or, from Wikidata, item)"
             )
-        return _ours(((n, _Lazy(row)) for n, row in lines), "line")
+        return _ours(lines, "line", _csv_record)
     raise FormatError(f"unknown format {suffix!r} (use .json, .yaml, .csv)")
-
-
-@dataclass(frozen=True, slots=True)
-class _Lazy:
-    """A CSV row read into a record inside the per-line error handling."""
-
-    row: dict[str, str]
 
 
 def _csv_record(row: dict[str, str]) -> dict[str, Any]:
@@ -137,20 +130,25 @@ def _csv_record(row: dict[str, str]) -> dict[str, Any]:
     return record
 
 
-def _ours(items: Iterable[tuple[int, Any]], unit: str) -> DirectoryBatch:
+def _ours(
+    items: Iterable[tuple[int, Any]],
+    unit: str,
+    convert: Callable[[Any], Any] = lambda item: item,
+) -> DirectoryBatch:
+    """Our records; ``convert`` turns a raw item (a CSV row) into one, inside the
+    per-line error handling."""
     batch = DirectoryBatch()
     seen: dict[str, int] = {}
     for number, item in items:
         try:
-            record = _csv_record(item.row) if isinstance(item, _Lazy) else item
-            diocese = Diocese.model_validate(record)
+            diocese = Diocese.model_validate(convert(item))
         except (ValidationError, ValueError) as exc:
             batch.errors.append(LineError(number, _explain(exc), unit))
             continue
         if diocese.id in seen:
             batch.errors.append(
                 LineError(
-                    number, f"id {diocese.id!r} was already given ({unit} {seen[diocese.id]})"
+                    number, f"id {diocese.id!r} was already given ({unit} {seen[diocese.id]})", unit
                 )
             )
             continue
