@@ -24,6 +24,8 @@ BUILTIN_FACTORIES: tuple[str, ...] = (
     "magisterium_a2a.skills.saint_lookup:create",
     "magisterium_a2a.skills.document_search:create",
     "magisterium_a2a.skills.document_fetch:create",
+    "magisterium_a2a.skills.diocese_lookup:create",
+    "magisterium_a2a.skills.diocese_statistics_lookup:create",
 )
 
 log = logging.getLogger(__name__)

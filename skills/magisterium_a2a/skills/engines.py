@@ -8,6 +8,8 @@ same server returns the same instance.
 from __future__ import annotations
 
 from magisterium_a2a.plugin import SkillEnvironment
+from magisterium_a2a.skills.dioceses.engine import DioceseEngine
+from magisterium_a2a.skills.dioceses.settings import DioceseSettings
 from magisterium_a2a.skills.knowledge.retrieval import KnowledgeBase
 from magisterium_a2a.skills.knowledge.settings import KnowledgeSettings
 from magisterium_a2a.skills.liturgy.engine import LiturgyEngine
@@ -28,3 +30,8 @@ def knowledge_base(env: SkillEnvironment) -> KnowledgeBase:
 def liturgy_engine(env: SkillEnvironment) -> LiturgyEngine:
     """The calendar, lectionary and martyrology behind the liturgical skills."""
     return env.shared("liturgy", lambda: LiturgyEngine(env.settings(LiturgySettings)))
+
+
+def diocese_engine(env: SkillEnvironment) -> DioceseEngine:
+    """The diocese directory and imported statistics behind the two diocese skills."""
+    return env.shared("dioceses", lambda: DioceseEngine(env.settings(DioceseSettings).data_dir))

@@ -5,6 +5,9 @@
 Lectionary SQL dump (``.sql``); ``content import martyrology PATH`` reads the
 CRMEDR registry, the 1914 English edition or Divinum Officium's text files.
 Imported data lives under ``<data_dir>/liturgy`` and is read at start-up.
+``content import dioceses PATH`` and ``content import diocese-statistics PATH``
+fill ``<data_dir>/dioceses/dioceses.sqlite`` (see ``skills/dioceses/formats.py``);
+a running server follows them.
 """
 
 from __future__ import annotations
@@ -13,8 +16,13 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from magisterium_a2a.server.cli.common import err, load_family
+from magisterium_a2a.skills.dioceses.formats import FormatError as DioceseFormatError
+from magisterium_a2a.skills.dioceses.formats import LineError
+from magisterium_a2a.skills.dioceses.importing import import_directory, import_statistics
+from magisterium_a2a.skills.dioceses.settings import DioceseSettings
 from magisterium_a2a.skills.liturgy.calendar import CalendarError, LiturgicalCalendar
 from magisterium_a2a.skills.liturgy.engine import save_lectionary, save_martyrology
 from magisterium_a2a.skills.liturgy.lectionary import Table
@@ -28,7 +36,10 @@ from magisterium_a2a.skills.liturgy.martyrology import MartyrologyImportError, i
 from magisterium_a2a.skills.liturgy.settings import LiturgySettings
 from magisterium_a2a.skills.liturgy.tamil import TamilImportError, celebration_names, parse_dump
 
-content_cli = typer.Typer(help="Import content (lectionary, martyrology).", no_args_is_help=True)
+content_cli = typer.Typer(
+    help="Import content (lectionary, martyrology, dioceses, diocese statistics).",
+    no_args_is_help=True,
+)
 import_cli = typer.Typer(help="Import a data set into the data directory.", no_args_is_help=True)
 content_cli.add_typer(import_cli, name="import")
 
@@ -86,3 +97,64 @@ def import_martyrology_command(path: PathArgument) -> None:
         raise typer.Exit(1) from None
     target = save_martyrology(settings, martyrology)
     typer.echo(f"Imported {len(martyrology.entries)} martyrology entries into {target}.")
+
+
+def _report_lines(path: Path, errors: list[LineError]) -> None:
+    for error in errors:
+        err.print(f"{path}, {error}", highlight=False, markup=False, soft_wrap=True)
+
+
+@import_cli.command("dioceses")
+def import_dioceses_command(path: PathArgument) -> None:
+    """Import diocese directory records (our JSON/YAML/CSV, or a Wikidata export)."""
+    settings = load_family(DioceseSettings)
+    if not path.is_file():
+        err.print(f"[red]No such file:[/red] {path}")
+        raise typer.Exit(2)
+    try:
+        report = import_directory(settings.data_dir, path)
+    except DioceseFormatError as exc:
+        err.print(
+            f"[red]Cannot import {escape(str(path))}:[/red] {escape(str(exc))}",
+            soft_wrap=True,
+            highlight=False,
+        )
+        raise typer.Exit(1) from None
+    _report_lines(path, report.errors)
+    typer.echo(
+        f"Imported {report.imported} jurisdictions and completed {report.merged} known ones "
+        f"from {path}; {len(report.errors)} lines rejected."
+    )
+    if report.errors:
+        raise typer.Exit(1)
+
+
+@import_cli.command("diocese-statistics")
+def import_diocese_statistics_command(
+    path: PathArgument,
+    diocese: Annotated[
+        str | None,
+        typer.Option(help="The jurisdiction (id or code) of a wide CSV without a Diocese column"),
+    ] = None,
+) -> None:
+    """Import yearly diocese statistics: a long CSV or Catholic-Hierarchy's wide table."""
+    settings = load_family(DioceseSettings)
+    if not path.is_file():
+        err.print(f"[red]No such file:[/red] {path}")
+        raise typer.Exit(2)
+    try:
+        report = import_statistics(settings.data_dir, path, diocese)
+    except DioceseFormatError as exc:
+        err.print(
+            f"[red]Cannot import {escape(str(path))}:[/red] {escape(str(exc))}",
+            soft_wrap=True,
+            highlight=False,
+        )
+        raise typer.Exit(1) from None
+    _report_lines(path, report.errors)
+    typer.echo(
+        f"Imported {report.imported} diocese-years and {report.merged} financial values "
+        f"from {path}; {len(report.errors)} lines rejected."
+    )
+    if report.errors:
+        raise typer.Exit(1)
