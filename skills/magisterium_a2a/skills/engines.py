@@ -12,6 +12,8 @@ from magisterium_a2a.skills.knowledge.retrieval import KnowledgeBase
 from magisterium_a2a.skills.knowledge.settings import KnowledgeSettings
 from magisterium_a2a.skills.liturgy.engine import LiturgyEngine
 from magisterium_a2a.skills.liturgy.settings import LiturgySettings
+from magisterium_a2a.skills.people.directory import PeopleDirectory
+from magisterium_a2a.skills.people.settings import PeopleSettings
 
 
 def knowledge_base(env: SkillEnvironment) -> KnowledgeBase:
@@ -28,3 +30,8 @@ def knowledge_base(env: SkillEnvironment) -> KnowledgeBase:
 def liturgy_engine(env: SkillEnvironment) -> LiturgyEngine:
     """The calendar, lectionary and martyrology behind the liturgical skills."""
     return env.shared("liturgy", lambda: LiturgyEngine(env.settings(LiturgySettings)))
+
+
+def people_directory(env: SkillEnvironment) -> PeopleDirectory:
+    """The popes and clergy behind pope_lookup, person_lookup and saint_lookup's links."""
+    return env.shared("people", lambda: PeopleDirectory(env.settings(PeopleSettings)))

@@ -3,8 +3,10 @@
 ``content import lectionary PATH`` reads our own lectionary formats (``.txt``,
 ``.csv``, ``.json``; see ``skills/liturgy/lectionary_format.py``) or the Tamil
 Lectionary SQL dump (``.sql``); ``content import martyrology PATH`` reads the
-CRMEDR registry, the 1914 English edition or Divinum Officium's text files.
-Imported data lives under ``<data_dir>/liturgy`` and is read at start-up.
+CRMEDR registry, the 1914 English edition or Divinum Officium's text files;
+``content import clergy PATH`` reads a Wikidata SPARQL export (JSON or CSV) or
+our own clergy JSON. Imported data lives under ``<data_dir>/liturgy`` and
+``<data_dir>/people`` and is read at start-up.
 """
 
 from __future__ import annotations
@@ -27,8 +29,14 @@ from magisterium_a2a.skills.liturgy.lectionary_format import (
 from magisterium_a2a.skills.liturgy.martyrology import MartyrologyImportError, import_martyrology
 from magisterium_a2a.skills.liturgy.settings import LiturgySettings
 from magisterium_a2a.skills.liturgy.tamil import TamilImportError, celebration_names, parse_dump
+from magisterium_a2a.skills.people.clergy import ClergyImportError
+from magisterium_a2a.skills.people.dates import DateFormatError, HistoricalDate
+from magisterium_a2a.skills.people.settings import PeopleSettings
+from magisterium_a2a.skills.people.store import import_clergy
 
-content_cli = typer.Typer(help="Import content (lectionary, martyrology).", no_args_is_help=True)
+content_cli = typer.Typer(
+    help="Import content (lectionary, martyrology, clergy).", no_args_is_help=True
+)
 import_cli = typer.Typer(help="Import a data set into the data directory.", no_args_is_help=True)
 content_cli.add_typer(import_cli, name="import")
 
@@ -86,3 +94,34 @@ def import_martyrology_command(path: PathArgument) -> None:
         raise typer.Exit(1) from None
     target = save_martyrology(settings, martyrology)
     typer.echo(f"Imported {len(martyrology.entries)} martyrology entries into {target}.")
+
+
+@import_cli.command("clergy")
+def import_clergy_command(
+    path: PathArgument,
+    as_of: Annotated[
+        str | None,
+        typer.Option("--as-of", help="Date the data describes (YYYY-MM-DD), shown in answers"),
+    ] = None,
+) -> None:
+    """Import clergy: a Wikidata SPARQL export (.json or .csv) or our own JSON format."""
+    settings = load_family(PeopleSettings)
+    if not path.is_file():
+        err.print(f"[red]No such file:[/red] {path}")
+        raise typer.Exit(2)
+    try:
+        if as_of is not None:
+            HistoricalDate.parse(as_of)
+        report = import_clergy(settings, path, as_of=as_of)
+    except (ClergyImportError, DateFormatError, OSError) as exc:
+        err.print(f"[red]Cannot import {path}:[/red] {exc}")
+        raise typer.Exit(1) from None
+    for problem in report.errors:
+        err.print(f"{path}: {problem}", markup=False, highlight=False)
+    typer.echo(
+        f"Imported clergy from {path} into {report.target}: {report.added} added, "
+        f"{report.updated} updated, {report.unchanged} unchanged, "
+        f"{len(report.errors)} rows rejected."
+    )
+    if report.errors:
+        raise typer.Exit(1)
