@@ -100,8 +100,8 @@ def create(env: SkillEnvironment) -> FunctionSkill:
         found = answer(lookup.query, lookup.ident, directory)
         if found.antipopes:
             text = "\n".join(antipope_sentence(a) for a in found.antipopes)
-            data = {"popes": [], "antipopes": [a.model_dump() for a in found.antipopes]}
-            return [context.artifact(ARTIFACT, [text_part(text), data_part(data)])]
+            named = {"popes": [], "antipopes": [a.model_dump() for a in found.antipopes]}
+            return [context.artifact(ARTIFACT, [text_part(text), data_part(named)])]
         if not found.popes:
             return [context.artifact(ARTIFACT, [text_part(NOT_FOUND)])]
         if found.single:
@@ -114,8 +114,7 @@ def create(env: SkillEnvironment) -> FunctionSkill:
             lines += [f"- {p.id}: {p.name} ({p.span()})" for p, _ in found.popes]
             text = "\n".join(lines)
             records = [record(p, s, directory) for p, s in found.popes]
-        data: dict[str, Any] = {"popes": records}
-        return [context.artifact(ARTIFACT, [text_part(text), data_part(data)])]
+        return [context.artifact(ARTIFACT, [text_part(text), data_part({"popes": records})])]
 
     return FunctionSkill(
         id="pope_lookup",

@@ -117,7 +117,7 @@ def import_clergy_command(
         err.print(f"[red]Cannot import {path}:[/red] {exc}")
         raise typer.Exit(1) from None
     for problem in report.errors:
-        err.print(f"{path}: {problem}", markup=False, highlight=False)
+        err.print(f"{path}: {problem}", markup=False, highlight=False, soft_wrap=True)
     typer.echo(
         f"Imported clergy from {path} into {report.target}: {report.added} added, "
         f"{report.updated} updated, {report.unchanged} unchanged, "

@@ -113,16 +113,17 @@ def _date(value: str | None) -> str | None:
 
 def _row_to_fields(row: Mapping[str, str | None]) -> dict[str, Any]:
     entity_column = next((c for c in ENTITY_COLUMNS if row.get(c)), None)
-    name_column = f"{entity_column}Label" if entity_column else None
-    name = (row.get(name_column) if name_column else None) or row.get("name")
-    if not name or not name.strip():
-        raise ValueError("no name (expected a '<entity>Label' or 'name' column)")
-    fields: dict[str, Any] = {"name": name.strip()}
+    fields: dict[str, Any] = {}
     if entity_column:
         found = WIKIDATA_ID.search((row.get(entity_column) or "").strip())
         if found is None:
             raise ValueError(f"{entity_column} {row.get(entity_column)!r} is not a Wikidata item")
         fields["wikidata"] = found[1]
+    name_column = f"{entity_column}Label" if entity_column else None
+    name = (row.get(name_column) if name_column else None) or row.get("name")
+    if not name or not name.strip():
+        raise ValueError("no name (expected a '<entity>Label' or 'name' column)")
+    fields["name"] = name.strip()
     if fields["name"] == fields.get("wikidata"):
         raise ValueError(f"{fields['name']} has no label")
     for target, columns in COLUMNS.items():
@@ -146,9 +147,7 @@ def _bindings(data: Mapping[str, Any]) -> Iterator[dict[str, str | None]]:
         if not isinstance(binding, dict):
             yield {}
             continue
-        yield {
-            k: (v.get("value") if isinstance(v, dict) else None) for k, v in binding.items()
-        }
+        yield {k: (v.get("value") if isinstance(v, dict) else None) for k, v in binding.items()}
 
 
 def _merge(into: dict[str, Any], fields: dict[str, Any]) -> None:
@@ -255,7 +254,7 @@ def parse_json(text: str, *, as_of: str | None = None, source: str | None = None
                 continue
             fields = {k: v for k, v in record.items() if v is not None}
             try:
-                for name in DATE_FIELDS + ("as_of",):
+                for name in (*DATE_FIELDS, "as_of"):
                     if isinstance(fields.get(name), str):
                         fields[name] = _date(fields[name])
             except DateFormatError as exc:

@@ -16,7 +16,9 @@ from typing import Annotated
 
 from pydantic import AfterValidator
 
-PATTERN = re.compile(r"^(?P<circa>c\. )?(?P<year>\d{1,4})(?:-(?P<month>\d{2})(?:-(?P<day>\d{2}))?)?$")
+PATTERN = re.compile(
+    r"^(?P<circa>c\. )?(?P<year>\d{1,4})(?:-(?P<month>\d{2})(?:-(?P<day>\d{2}))?)?$"
+)
 
 
 class DateFormatError(ValueError):

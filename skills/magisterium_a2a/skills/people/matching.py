@@ -21,10 +21,49 @@ UNITS = {
     "thirteenth": 13, "fourteenth": 14, "fifteenth": 15, "sixteenth": 16,
     "seventeenth": 17, "eighteenth": 18, "nineteenth": 19, "twentieth": 20,
 }  # fmt: skip
+# Titles and honorifics a query may carry that no record name needs.
 TITLES = frozenset(
-    "pope popes saint st sts san santo santa sankt blessed bl beatus venerable servant "
-    "of god his holiness holy father cardinal card archbishop abp bishop bp patriarch "
-    "monsignor msgr mons father fr rev reverend most emeritus the pp papa sanctus".split()
+    {
+        "pope",
+        "popes",
+        "saint",
+        "st",
+        "sts",
+        "san",
+        "santo",
+        "santa",
+        "sankt",
+        "blessed",
+        "bl",
+        "beatus",
+        "venerable",
+        "servant",
+        "of",
+        "god",
+        "his",
+        "holiness",
+        "holy",
+        "father",
+        "cardinal",
+        "card",
+        "archbishop",
+        "abp",
+        "bishop",
+        "bp",
+        "patriarch",
+        "monsignor",
+        "msgr",
+        "mons",
+        "fr",
+        "rev",
+        "reverend",
+        "most",
+        "emeritus",
+        "the",
+        "pp",
+        "papa",
+        "sanctus",
+    }
 )
 QUESTION = re.compile(
     r"^(?:who|what|when|tell me about|tell me|show me|look up|lookup|find|search for)\b"
@@ -48,7 +87,7 @@ def roman(number: int) -> str:
 # Letters Unicode does not decompose into a base letter and an accent.
 UNDECOMPOSED = str.maketrans(
     {"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D", "ð": "d", "þ": "th",
-     "ß": "ss", "æ": "ae", "Æ": "Ae", "œ": "oe", "Œ": "Oe", "ı": "i", "ħ": "h"}
+     "ß": "ss", "æ": "ae", "Æ": "Ae", "œ": "oe", "Œ": "Oe", "\u0131": "i", "ħ": "h"}
 )  # fmt: skip
 
 

@@ -76,7 +76,7 @@ class Pope(BaseModel):
     def span(self) -> str:
         first, last = self.pontificates[0], self.pontificates[-1]
         end = "" if last.ended is None and last.end is None else year_of(last.ended)
-        return f"{year_of(first.elected)}–{end}"
+        return f"{year_of(first.elected)}\N{EN DASH}{end}"
 
     def record(self) -> dict[str, Any]:
         """The data part's shape: the file's fields plus the name's parts and numbers."""
@@ -99,7 +99,7 @@ class Antipope(BaseModel):
 def _load(name: str) -> Any:
     text = files("magisterium_a2a.skills").joinpath(f"data/people/{name}").read_text("utf-8")
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    return yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
+    return yaml.load(text, Loader=loader)
 
 
 @cache

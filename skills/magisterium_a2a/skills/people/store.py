@@ -64,7 +64,9 @@ def parse_file(path: Path, *, as_of: str | None = None) -> Parsed:
     raise ClergyImportError(f"unknown clergy format {suffix!r} (use .json or .csv)")
 
 
-def import_clergy(settings: PeopleSettings, path: Path, *, as_of: str | None = None) -> ImportReport:
+def import_clergy(
+    settings: PeopleSettings, path: Path, *, as_of: str | None = None
+) -> ImportReport:
     """Merge the good rows of ``path`` into the imported clergy; report the bad ones."""
     parsed = parse_file(path, as_of=as_of)
     report = ImportReport(errors=parsed.errors, target=clergy_file(settings))
@@ -99,8 +101,8 @@ def write_atomically(target: Path, people: list[Person]) -> None:
             out.write("]}\n")
             out.flush()
             os.fsync(out.fileno())
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, target)
+        Path(temporary).chmod(0o644)
+        Path(temporary).replace(target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
