@@ -13,6 +13,9 @@ from dataclasses import dataclass
 
 from magisterium_a2a.plugin import Message, SkillError, first_data, first_text
 
+MAX_QUERY = 300
+"""Longest name or question matched (longer text is no name, and would only cost time)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Lookup:
@@ -23,7 +26,7 @@ class Lookup:
 def read_lookup(message: Message, id_field: str, example: str) -> Lookup:
     data = first_data(message)
     if data is None:
-        return Lookup(query=first_text(message))
+        return Lookup(query=_bounded(first_text(message)))
     usage = (
         f"expected a data part with 'query' (a name) or '{id_field}' (an id such as "
         f"'{example}'), as non-empty strings"
@@ -39,7 +42,13 @@ def read_lookup(message: Message, id_field: str, example: str) -> Lookup:
         values[name] = value.strip() if isinstance(value, str) else None
     if values["query"] is None and values[id_field] is None:
         raise SkillError(f"Nothing to look up: {usage}.")
-    return Lookup(query=values["query"], ident=values[id_field])
+    return Lookup(query=_bounded(values["query"]), ident=_bounded(values[id_field]))
+
+
+def _bounded(text: str | None) -> str | None:
+    if text is not None and len(text) > MAX_QUERY:
+        raise SkillError(f"A name to look up is at most {MAX_QUERY} characters long.")
+    return text
 
 
 def ordinal_suffix(number: int) -> str:
