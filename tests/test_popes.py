@@ -13,7 +13,7 @@ from magisterium_a2a.skills.liturgy.calendar import LiturgicalCalendar
 from magisterium_a2a.skills.people.dates import HistoricalDate
 from magisterium_a2a.skills.people.matching import normalise
 from magisterium_a2a.skills.people.popes import Pope, builtin_popes
-from tests.support import harness
+from tests.support import harness, validate_definition
 
 BUILTINS = (
     "magisterium_a2a.skills.saint_lookup:create",
@@ -180,6 +180,13 @@ async def test_by_name(settings: Settings) -> None:
     [pope] = data["data"]["popes"]
     assert (pope["id"], pope["ordinal"], pope["numbers"]) == ("leo-xiv", 14, [267])
     assert pope["person_id"] == "robert-francis-prevost"
+
+
+async def test_answers_are_a2a_tasks(settings: Settings, schema: dict[str, Any]) -> None:
+    for skill, text in (("pope_lookup", "Leo"), ("person_lookup", "Tagle"), ("pope_lookup", "")):
+        validate_definition(schema, "Task", await _send(settings, skill, text))
+    failed = await _send(settings, "pope_lookup", parts=[{"kind": "data", "data": {}}])
+    validate_definition(schema, "Task", failed)
 
 
 @pytest.mark.parametrize(

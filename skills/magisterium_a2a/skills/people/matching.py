@@ -132,11 +132,9 @@ def ordinal_of(normalised: str) -> str | None:
     return None
 
 
-def similarity(query: str, name: str, *, score_cutoff: float | None = None, **_: object) -> float:
-    """The better of rapidfuzz's weighted ratio and token-set ratio, so that a
-    name given in part ("Karol Wojtyla" for "Karol Jozef Wojtyla") still meets."""
-    best = max(fuzz.WRatio(query, name), fuzz.token_set_ratio(query, name))
-    return best if score_cutoff is None or best >= score_cutoff else 0.0
+SCORERS = (fuzz.WRatio, fuzz.token_set_ratio)
+"""A name is scored by the better of both, so that one given in part ("Karol
+Wojtyla" for "Karol Jozef Wojtyla") still meets; each runs natively."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,13 +175,14 @@ class NameIndex:
             if allowed is not None
             else dict(enumerate(self._names))
         )
-        found = process.extract(
-            query, choices, scorer=similarity, score_cutoff=self.cutoff, limit=None
-        )
         best: dict[str, float] = {}
-        for _, score, index in found:
-            key = self._keys[index]
-            best[key] = max(best.get(key, 0.0), float(score))
+        for scorer in SCORERS:
+            found = process.extract(
+                query, choices, scorer=scorer, score_cutoff=self.cutoff, limit=None
+            )
+            for _, score, index in found:
+                key = self._keys[index]
+                best[key] = max(best.get(key, 0.0), float(score))
         order = {key: i for i, key in reversed(list(enumerate(self._keys)))}
         ranked = sorted(best.items(), key=lambda item: (-item[1], order[item[0]]))
         return [Match(key, round(score, 1)) for key, score in ranked[: self.limit]]
