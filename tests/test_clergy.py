@@ -166,6 +166,16 @@ def test_unreadable_files_are_refused(settings: Settings, tmp_path: Path) -> Non
         with pytest.raises(store.ClergyImportError):
             import_clergy(family, write(tmp_path, name, text))
     assert not clergy_file(family).exists()
+    clergy_file(family).parent.mkdir(parents=True)
+    clergy_file(family).write_text('{"people": [{"nom": "x"}]}')
+    with pytest.raises(store.ClergyImportError, match="damaged"):
+        read_imported(family)
+
+
+def test_a_csv_saved_with_a_byte_order_mark_imports(settings: Settings, tmp_path: Path) -> None:
+    path = tmp_path / "bom.csv"
+    path.write_text(CSV_HEADER + ROW_ONE, encoding="utf-8-sig")
+    assert import_clergy(people_settings(settings), path).added == 1
 
 
 @pytest.mark.parametrize("where", ["before the rename", "while writing"])

@@ -46,14 +46,17 @@ def read_imported(settings: PeopleSettings) -> list[Person]:
     path = clergy_file(settings)
     if not path.is_file():
         return []
-    data = json.loads(path.read_text(encoding="utf-8"))
-    return [Person.model_validate(record) for record in data["people"]]
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return [Person.model_validate(record) for record in data["people"]]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ClergyImportError(f"{path} is damaged ({exc}); import the clergy again") from None
 
 
 def parse_file(path: Path, *, as_of: str | None = None) -> Parsed:
     """Read a clergy file by its suffix: ``.json`` (SPARQL JSON or ours) or ``.csv``."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
         raise ClergyImportError(f"{path} is not UTF-8 text") from None
     suffix = path.suffix.lower()
