@@ -220,7 +220,7 @@ async def test_by_id_and_by_data_part(settings: Settings) -> None:
 
 async def test_a_pope_with_three_terms(settings: Settings) -> None:
     text, data = _parts(await _send(settings, "pope_lookup", parts=[_data(pope_id="benedict-ix")]))
-    assert "the 145th and 147th and 150th pope" in text["text"]
+    assert "the 145th, 147th and 150th pope" in text["text"]
     assert "Pontificate 147: elected 1045-03; ended 1045-05 (resignation)." in text["text"]
     assert data["data"]["popes"][0]["numbers"] == [145, 147, 150]
 

@@ -32,14 +32,15 @@ INSTALLED = "installed"
 
 
 def describe(pope: Pope, person_id: str | None) -> str:
-    numbers = " and ".join(ordinal_suffix(p.number) for p in pope.pontificates)
+    places = [ordinal_suffix(p.number) for p in pope.pontificates]
+    numbers = " and ".join([", ".join(places[:-1]), places[-1]] if len(places) > 1 else places)
     lines = [f"{pope.name} (Latin: {pope.latin_name}), the {numbers} pope — pope_id {pope.id}"]
     born = ", ".join(x for x in (pope.born, pope.birthplace) if x)
-    if pope.birth_name or born:
-        name = f"Born {pope.birth_name}" if pope.birth_name else "Born"
-        lines.append(f"{name}{', ' + born if born else ''}.")
+    birth = ", ".join(x for x in (pope.birth_name, born) if x)
+    if birth:
+        lines.append(f"Born {birth}.")
     for term in pope.pontificates:
-        steps = [f"elected {term.elected or 'date unknown'}"]
+        steps = [f"elected {term.elected}" if term.elected else "beginning not dated"]
         if term.installed:
             steps.append(f"{INSTALLED} {term.installed}")
         if term.ended is None and term.end is None:
