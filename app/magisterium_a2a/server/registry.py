@@ -22,6 +22,8 @@ BUILTIN_FACTORIES: tuple[str, ...] = (
     "magisterium_a2a.skills.liturgical_readings:create",
     "magisterium_a2a.skills.saints_of_the_day:create",
     "magisterium_a2a.skills.saint_lookup:create",
+    "magisterium_a2a.skills.pope_lookup:create",
+    "magisterium_a2a.skills.person_lookup:create",
     "magisterium_a2a.skills.document_search:create",
     "magisterium_a2a.skills.document_fetch:create",
     "magisterium_a2a.skills.diocese_lookup:create",

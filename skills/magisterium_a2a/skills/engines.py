@@ -14,6 +14,8 @@ from magisterium_a2a.skills.knowledge.retrieval import KnowledgeBase
 from magisterium_a2a.skills.knowledge.settings import KnowledgeSettings
 from magisterium_a2a.skills.liturgy.engine import LiturgyEngine
 from magisterium_a2a.skills.liturgy.settings import LiturgySettings
+from magisterium_a2a.skills.people.directory import PeopleDirectory
+from magisterium_a2a.skills.people.settings import PeopleSettings
 
 
 def knowledge_base(env: SkillEnvironment) -> KnowledgeBase:
@@ -35,3 +37,8 @@ def liturgy_engine(env: SkillEnvironment) -> LiturgyEngine:
 def diocese_engine(env: SkillEnvironment) -> DioceseEngine:
     """The diocese directory and imported statistics behind the two diocese skills."""
     return env.shared("dioceses", lambda: DioceseEngine(env.settings(DioceseSettings).data_dir))
+
+
+def people_directory(env: SkillEnvironment) -> PeopleDirectory:
+    """The popes and clergy behind pope_lookup, person_lookup and saint_lookup's links."""
+    return env.shared("people", lambda: PeopleDirectory(env.settings(PeopleSettings)))

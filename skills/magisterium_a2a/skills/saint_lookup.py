@@ -24,6 +24,7 @@ from magisterium_a2a.plugin import (
 )
 from magisterium_a2a.skills.engines import liturgy_engine
 from magisterium_a2a.skills.liturgy.engine import LiturgyEngine
+from magisterium_a2a.skills.people.popes import builtin_popes
 
 ARTIFACT = "saint"
 NOT_FOUND = "No saint found."
@@ -45,6 +46,7 @@ class SaintRecord(BaseModel):
     date_of_death: str | None = None
     feasts: list[Feast] = []
     martyrology: list[str] = []
+    pope_id: str | None = None
     score: float = 0.0
 
 
@@ -129,18 +131,24 @@ def describe(record: SaintRecord) -> str:
         text += f"\n  feast {feast.date[2:]} ({feast.rank}): {', '.join(feast.calendars)}"
     if record.martyrology:
         text += f"\n  Roman Martyrology: {', '.join(d[2:] for d in record.martyrology)}"
+    if record.pope_id:
+        text += f"\n  pope: see pope_lookup, pope_id {record.pope_id}"
     return text
 
 
 def create(env: SkillEnvironment) -> FunctionSkill:
     liturgy = liturgy_engine(env)
     index: dict[str, SaintIndex] = {}
+    popes = {pope.saint_id: pope.id for pope in builtin_popes() if pope.saint_id}
 
     async def handle(message: Message, context: SkillContext) -> Sequence[Artifact]:
         query = first_text(message)
         if "saints" not in index:
             index["saints"] = SaintIndex(liturgy)
-        found = index["saints"].search(query) if query else []
+        found = [
+            record.model_copy(update={"pope_id": popes.get(record.id)})
+            for record in (index["saints"].search(query) if query else [])
+        ]
         if not found:
             return [context.artifact(ARTIFACT, [text_part(NOT_FOUND)])]
         text = "\n".join(describe(record) for record in found)

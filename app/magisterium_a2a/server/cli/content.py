@@ -7,7 +7,9 @@ CRMEDR registry, the 1914 English edition or Divinum Officium's text files.
 Imported data lives under ``<data_dir>/liturgy`` and is read at start-up.
 ``content import dioceses PATH`` and ``content import diocese-statistics PATH``
 fill ``<data_dir>/dioceses/dioceses.sqlite`` (see ``skills/dioceses/formats.py``);
-a running server follows them.
+a running server follows them. ``content import clergy PATH`` reads a Wikidata
+SPARQL export (JSON or CSV) or our own clergy JSON into ``<data_dir>/people``,
+read at start-up.
 """
 
 from __future__ import annotations
@@ -35,9 +37,13 @@ from magisterium_a2a.skills.liturgy.lectionary_format import (
 from magisterium_a2a.skills.liturgy.martyrology import MartyrologyImportError, import_martyrology
 from magisterium_a2a.skills.liturgy.settings import LiturgySettings
 from magisterium_a2a.skills.liturgy.tamil import TamilImportError, celebration_names, parse_dump
+from magisterium_a2a.skills.people.clergy import ClergyImportError
+from magisterium_a2a.skills.people.dates import DateFormatError, HistoricalDate
+from magisterium_a2a.skills.people.settings import PeopleSettings
+from magisterium_a2a.skills.people.store import import_clergy
 
 content_cli = typer.Typer(
-    help="Import content (lectionary, martyrology, dioceses, diocese statistics).",
+    help="Import content (lectionary, martyrology, dioceses, diocese statistics, clergy).",
     no_args_is_help=True,
 )
 import_cli = typer.Typer(help="Import a data set into the data directory.", no_args_is_help=True)
@@ -155,6 +161,37 @@ def import_diocese_statistics_command(
     typer.echo(
         f"Imported {report.imported} diocese-years and {report.merged} financial values "
         f"from {path}; {len(report.errors)} lines rejected."
+    )
+    if report.errors:
+        raise typer.Exit(1)
+
+
+@import_cli.command("clergy")
+def import_clergy_command(
+    path: PathArgument,
+    as_of: Annotated[
+        str | None,
+        typer.Option("--as-of", help="Date the data describes (YYYY-MM-DD), shown in answers"),
+    ] = None,
+) -> None:
+    """Import clergy: a Wikidata SPARQL export (.json or .csv) or our own JSON format."""
+    settings = load_family(PeopleSettings)
+    if not path.is_file():
+        err.print(f"[red]No such file:[/red] {path}")
+        raise typer.Exit(2)
+    try:
+        if as_of is not None:
+            HistoricalDate.parse(as_of)
+        report = import_clergy(settings, path, as_of=as_of)
+    except (ClergyImportError, DateFormatError, OSError) as exc:
+        err.print(f"[red]Cannot import {path}:[/red] {exc}")
+        raise typer.Exit(1) from None
+    for problem in report.errors:
+        err.print(f"{path}: {problem}", markup=False, highlight=False, soft_wrap=True)
+    typer.echo(
+        f"Imported clergy from {path} into {report.target}: {report.added} added, "
+        f"{report.updated} updated, {report.unchanged} unchanged, "
+        f"{len(report.errors)} rows rejected."
     )
     if report.errors:
         raise typer.Exit(1)

@@ -1,0 +1,192 @@
+"""Forgiving name matching for people: accents, titles, ordinals, question words.
+
+A query such as "Who was Pope St. John Paul the Second?" and a record named
+"John Paul II" must meet: both are reduced to ``john paul ii`` (accents
+stripped, titles and question words dropped, ordinals written out or as
+numerals turned into Roman numerals) before rapidfuzz scores them.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz, process
+
+UNITS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6,
+    "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12,
+    "thirteenth": 13, "fourteenth": 14, "fifteenth": 15, "sixteenth": 16,
+    "seventeenth": 17, "eighteenth": 18, "nineteenth": 19, "twentieth": 20,
+}  # fmt: skip
+# Titles and honorifics a query may carry that no record name needs.
+TITLES = frozenset(
+    {
+        "pope",
+        "popes",
+        "saint",
+        "st",
+        "sts",
+        "san",
+        "santo",
+        "santa",
+        "sankt",
+        "blessed",
+        "bl",
+        "beatus",
+        "venerable",
+        "servant",
+        "of",
+        "god",
+        "his",
+        "holiness",
+        "holy",
+        "father",
+        "cardinal",
+        "card",
+        "archbishop",
+        "abp",
+        "bishop",
+        "bp",
+        "patriarch",
+        "monsignor",
+        "msgr",
+        "mons",
+        "fr",
+        "rev",
+        "reverend",
+        "most",
+        "emeritus",
+        "the",
+        "pp",
+        "papa",
+        "sanctus",
+    }
+)
+QUESTION = re.compile(
+    r"^(?:who|what|when|tell me about|tell me|show me|look up|lookup|find|search for)\b"
+    r"(?:\s+(?:is|was|were|are|about))?\s*",
+    re.IGNORECASE,
+)
+ROMAN = re.compile(r"^[ivxlc]+$")
+_NUMERALS = ((50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i"))
+
+
+def roman(number: int) -> str:
+    """Lower-case Roman numeral for 1..89 (papal ordinals stop at XXIII)."""
+    out = ""
+    for value, letters in _NUMERALS:
+        while number >= value:
+            out += letters
+            number -= value
+    return out
+
+
+# Letters Unicode does not decompose into a base letter and an accent.
+UNDECOMPOSED = str.maketrans(
+    {"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D", "ð": "d", "þ": "th",
+     "ß": "ss", "æ": "ae", "Æ": "Ae", "œ": "oe", "Œ": "Oe", "\u0131": "i", "ħ": "h"}
+)  # fmt: skip
+
+
+def strip_accents(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text.translate(UNDECOMPOSED))
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def _ordinal(token: str) -> str | None:
+    """``14``, ``14th``, ``fourteenth`` → ``xiv``; None when not an ordinal."""
+    digits = re.fullmatch(r"(\d{1,2})(?:st|nd|rd|th)?", token)
+    if digits:
+        value = int(digits[1])
+        return roman(value) if 0 < value < 90 else None
+    if token in UNITS:
+        return roman(UNITS[token])
+    if token.startswith("twenty") and token[6:] in UNITS and UNITS[token[6:]] < 10:
+        return roman(20 + UNITS[token[6:]])
+    return None
+
+
+def normalise(text: str, *, keep_titles: bool = False) -> str:
+    """Lower case, no accents or punctuation, ordinals as Roman numerals, no titles."""
+    text = QUESTION.sub("", text.strip())
+    text = strip_accents(text).lower().replace("twenty-", "twenty")
+    text = re.sub(r"[^\w\s]", " ", text)
+    words: list[str] = []
+    for word in text.split():
+        ordinal = _ordinal(word)
+        if ordinal is not None and words:
+            words.append(ordinal)
+        elif keep_titles or word not in TITLES:
+            words.append(word)
+    return " ".join(words)
+
+
+def ordinal_of(normalised: str) -> str | None:
+    """The trailing Roman numeral of a normalised name, if it has one."""
+    words = normalised.split()
+    if len(words) > 1 and ROMAN.match(words[-1]):
+        return words[-1]
+    return None
+
+
+SCORERS = (fuzz.WRatio, fuzz.token_set_ratio)
+"""A name is scored by the better of both, so that one given in part ("Karol
+Wojtyla" for "Karol Jozef Wojtyla") still meets; each runs natively."""
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    key: str
+    score: float
+
+
+class NameIndex:
+    """Names (several per record) → record keys, searched exactly then fuzzily."""
+
+    def __init__(self, cutoff: float, limit: int) -> None:
+        self.cutoff = cutoff
+        self.limit = limit
+        self._names: list[str] = []
+        self._keys: list[str] = []
+
+    def add(self, key: str, names: Iterable[str | None]) -> None:
+        for name in names:
+            if name:
+                normalised = normalise(name)
+                if normalised:
+                    self._names.append(normalised)
+                    self._keys.append(key)
+
+    def exact(self, query: str) -> list[str]:
+        """Keys whose some name is exactly the normalised query, in index order."""
+        keys: list[str] = []
+        for name, key in zip(self._names, self._keys, strict=True):
+            if name == query and key not in keys:
+                keys.append(key)
+        return keys
+
+    def fuzzy(self, query: str, allowed: Sequence[int] | None = None) -> list[Match]:
+        """Best score per key, highest first (ties keep index order)."""
+        choices = (
+            {i: self._names[i] for i in allowed}
+            if allowed is not None
+            else dict(enumerate(self._names))
+        )
+        best: dict[str, float] = {}
+        for scorer in SCORERS:
+            found = process.extract(
+                query, choices, scorer=scorer, score_cutoff=self.cutoff, limit=None
+            )
+            for _, score, index in found:
+                key = self._keys[index]
+                best[key] = max(best.get(key, 0.0), float(score))
+        order = {key: i for i, key in reversed(list(enumerate(self._keys)))}
+        ranked = sorted(best.items(), key=lambda item: (-item[1], order[item[0]]))
+        return [Match(key, round(score, 1)) for key, score in ranked[: self.limit]]
+
+    def with_ordinal(self, ordinal: str) -> list[int]:
+        """Positions of names ending in this Roman numeral."""
+        return [i for i, name in enumerate(self._names) if ordinal_of(name) == ordinal]
