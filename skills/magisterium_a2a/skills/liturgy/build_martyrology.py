@@ -43,8 +43,8 @@ HEADER = f"""\
 # registry, and not here.
 # Changes: only ids, day placement, order, subject names and countries are kept; the
 # subject shown is the registry's English one where it agrees with its Latin one (no
-# contrary title, the same first name), else the Latin one; countries are named from their ISO 3166-1
-# codes (pycountry).
+# contrary title, the same first name), else the Latin one; countries are named from
+# their ISO 3166-1 codes (pycountry).
 #
 # Columns, tab-separated:
 #   date     MM-DD of the entry
@@ -165,7 +165,14 @@ def rows(folder: Path) -> Iterator[tuple[str, ...]]:
         days = [(item["month"], item["day"], order, "all")]
         days += [(o["month"], o["day"], o["entry"], "common") for o in item.get("also_on") or []]
         for month, day, number, years in days:
-            row = (f"{month:02d}-{day:02d}", str(number), item["id"], edition, years, *fields)
+            row: tuple[str, ...] = (
+                f"{month:02d}-{day:02d}",
+                str(number),
+                item["id"],
+                edition,
+                years,
+                *fields,
+            )
             key = (month, day, 0 if edition == "2004" else 1, number, item["id"])
             placed.append((key, row))
     for _, row in sorted(placed):
