@@ -9,8 +9,8 @@ name), then the names only earlier editions placed on the day, then what other
 imported martyrologies hold for it. A missing, unreadable or out-of-range date
 answers ``No martyrology data found.``
 
-The work runs in a worker thread: the first date of a year builds that year's
-calendar (about 0.1 s of CPU), which must not hold up the event loop.
+The work runs in a worker thread and after the rate-limit check (not ``cheap``):
+the first date of a year builds that year's calendar, about 0.1 s of CPU.
 """
 
 from __future__ import annotations
@@ -91,8 +91,8 @@ def martyrology_lines(imported: Sequence[Martyrology], when: date) -> list[str]:
         sources = sorted({eulogies[e.id][1] for e in found if e.id in eulogies})
         note = f"; eulogies from {', '.join(sources)}" if sources else ""
         lines.extend(["", f"{heading}{note}:"])
-        for number, entry in enumerate(found, 1):
-            text = eulogies[entry.id][0] if entry.id in eulogies else named(entry)
+        for number, line in enumerate(found, 1):
+            text = eulogies[line.id][0] if line.id in eulogies else named(line)
             lines.append(f"{number}. {text}" if bullet else f"- {text}")
     for martyrology, entries in days:
         rest = [e for e in entries if e.id not in known]
@@ -134,5 +134,4 @@ def create(env: SkillEnvironment) -> FunctionSkill:
         examples=('{"date": "2026-03-19"}', "today", "November 30"),
         input_modes=("text/plain", "application/json"),
         output_modes=("text/plain",),
-        cheap=True,
     )
