@@ -207,3 +207,13 @@ async def test_a_caller_over_its_limit_gets_no_skill_work_done(
         refused = await h.send(token, "2026-03-20", skill)
         assert refused.status_code == 429
     assert len(spy.received) + len(searched) == 1
+
+
+def test_the_calendar_keeps_a_bounded_number_of_years() -> None:
+    calendar = LiturgicalCalendar(years_kept=2)
+    first = calendar.year(3000)
+    calendar.year(3001)
+    calendar.year(3002)
+    assert calendar.year(3002) is calendar.year(3002)
+    assert calendar.year(3000) is not first
+    assert calendar.year(3000).days == first.days
