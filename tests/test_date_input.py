@@ -16,6 +16,7 @@ import pytest
 
 from magisterium_a2a.server.clock import ManualClock
 from magisterium_a2a.server.config import Settings
+from magisterium_a2a.skills import saint_lookup
 from magisterium_a2a.skills.liturgy.calendar import LiturgicalCalendar
 from magisterium_a2a.skills.liturgy.dates import MAX_QUERY_CHARS, DateQueryParser
 from tests.support import Harness, harness, send_params
@@ -189,8 +190,6 @@ async def test_another_users_call_completes_while_a_date_is_being_parsed(
 async def test_a_caller_over_its_limit_gets_no_skill_work_done(
     settings: Settings, spy: Spy, monkeypatch: pytest.MonkeyPatch, skill: str
 ) -> None:
-    from magisterium_a2a.skills import saint_lookup
-
     searched: list[str] = []
     original = saint_lookup.SaintIndex.search
 
