@@ -37,7 +37,7 @@ HEADER = f"""\
 # (github.com/CatholicOS/crmedr), commit {COMMIT}:
 # data/martyrology_ids.json, i18n/en.json, i18n/la.json.
 # Licence: Apache License, Version 2.0 (www.apache.org/licenses/LICENSE-2.0).
-# NOTICE: the registry ships no NOTICE file at that commit; the attribution is the above.
+# NOTICE: no NOTICE text came with the registry files used; the attribution is the above.
 # Its ids are drafts pending the curators' review. The eulogies' texts (copyright of the
 # Dicastery for Divine Worship and the Discipline of the Sacraments) are not in the
 # registry, and not here.
