@@ -2,7 +2,9 @@
 calendars, turned into our own small, typed days and cached per year.
 
 romcal computes a Gregorian year in about 0.1 s; each year is built once per
-engine (on first use) and kept, so a request only looks a date up. Two romcal
+engine (on first use) and kept, so a request only looks a date up. The last
+``YEARS_KEPT`` years used are kept (a year is about 1.6 MB; all 8,417 would be
+14 GB, and any caller can ask for any of them). Two romcal
 instances are built: the configured calendar, and the bare Proper of Time,
 which names the weekday behind a memorial (``ordinary_time_15_tuesday`` under
 Saint Kateri) so its weekday readings can be found.
@@ -27,6 +29,7 @@ from functools import cache
 from typing import Any, Literal
 
 import romcal
+from cachetools import LRUCache
 from pydantic import BaseModel, ConfigDict
 
 SundayCycle = Literal["A", "B", "C"]
@@ -34,6 +37,7 @@ WeekdayCycle = Literal["I", "II"]
 
 FIRST_YEAR = 1583
 LAST_YEAR = 9999
+YEARS_KEPT = 32
 
 # Fixed dates of romcal's date functions that can fall in Advent.
 DATE_FUNCTIONS: dict[str, tuple[int, int]] = {"immaculate_conception_of_mary": (12, 8)}
@@ -166,6 +170,7 @@ class LiturgicalCalendar:
         locale: str = "en",
         *,
         ascension_on_sunday: bool | None = None,
+        years_kept: int = YEARS_KEPT,
     ) -> None:
         """``ascension_on_sunday`` overrides the calendar's own rule when given."""
         definitions = {d.id: d for d in bundled_definitions()}
@@ -209,7 +214,7 @@ class LiturgicalCalendar:
         )
         self._definitions = definitions
         self._entities = self._entity_table(resources, locale)
-        self._years: dict[int, Year] = {}
+        self._years: LRUCache[int, Year] = LRUCache(maxsize=years_kept)
         self._lock = threading.Lock()
 
     @staticmethod
@@ -253,12 +258,10 @@ class LiturgicalCalendar:
         return self._definitions
 
     def year(self, year: int) -> Year:
-        """The Gregorian year's days, built on first use and then kept."""
+        """The Gregorian year's days, built on first use and then kept (the LRU cache is
+        not thread-safe, hence the lock; the skills call this from worker threads)."""
         if not FIRST_YEAR <= year <= LAST_YEAR:
             raise CalendarError(f"year {year} is outside {FIRST_YEAR}-{LAST_YEAR}")
-        cached = self._years.get(year)
-        if cached is not None:
-            return cached
         with self._lock:
             cached = self._years.get(year)
             if cached is None:

@@ -19,15 +19,16 @@ from dateutil import parser as dateutil_parser
 from rapidfuzz import fuzz, process
 
 from magisterium_a2a.skills.liturgy.calendar import (
+    FIRST_YEAR,
+    LAST_YEAR,
     CalendarError,
     LiturgicalCalendar,
     bundled_resources,
 )
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-MONTHS = re.compile(
-    r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b", re.IGNORECASE
-)
+MONTH_NAME = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
+MONTHS = re.compile(rf"\b{MONTH_NAME}\b", re.IGNORECASE)
 SEASONS = {
     "advent": "advent",
     "lent": "lent",
@@ -133,7 +134,12 @@ PROPER_WEEKDAY = re.compile(
 RELATIVE = re.compile(
     rf"^(?P<rel>next|this|last|coming|past|previous) (?P<wd>{'|'.join(WEEKDAYS)})$"
 )
-TRAILING_YEAR = re.compile(r"^(?P<rest>.*?)[ ,]*\b(?P<year>\d{4})$")
+YEAR = re.compile(r"\d{4}")
+DAY_NUMBER = re.compile(r"(?P<day>\d{1,2})(?:st|nd|rd|th)?")
+MONTH_WORD = re.compile(MONTH_NAME)
+DATE_WORDS = {"of", "the", *WEEKDAYS}
+# Longer queries are not read at all: no date needs more, and every step stays cheap.
+MAX_QUERY_CHARS = 300
 
 
 def normalise(text: str) -> str:
@@ -159,9 +165,12 @@ class DateQueryParser:
         if not text:
             return None
         try:
-            return self._parse(text, today)
+            found = self._parse(text, today)
         except (CalendarError, ValueError, OverflowError):
             return None
+        if found is None or not FIRST_YEAR <= found.year <= LAST_YEAR:
+            return None
+        return found
 
     def _parse(self, text: str, today: date) -> date | None:
         if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
@@ -175,12 +184,12 @@ class DateQueryParser:
         if text in WEEKDAYS:
             return _relative("this", WEEKDAYS.index(text), today)
         year: int | None = None
-        trailing = TRAILING_YEAR.match(text)
-        if trailing and trailing["rest"]:
-            year = int(trailing["year"])
-            text = trailing["rest"].strip()
+        head, _, last = text.rpartition(" ")
+        if head and YEAR.fullmatch(last):
+            year = int(last)
+            text = head
         if MONTHS.search(text) and re.search(r"\d", text):
-            return _absolute(text, year or today.year)
+            return _absolute(text, year if year is not None else today.year)
         ident = self._celebration_id(text, today.year)
         if ident is not None:
             return self._occurrence(ident, year, today)
@@ -247,6 +256,19 @@ def _relative(rel: str, weekday: int, today: date) -> date:
 
 
 def _absolute(text: str, year: int) -> date | None:
+    """A month name and one day number (1-31), perhaps a weekday: nothing else. dateutil
+    would read any other number as a year ("march 32" as 1 March 2032)."""
+    months = days = 0
+    for word in text.split():
+        number = DAY_NUMBER.fullmatch(word)
+        if number and 1 <= int(number["day"]) <= 31:
+            days += 1
+        elif MONTH_WORD.fullmatch(word):
+            months += 1
+        elif word not in DATE_WORDS:
+            return None
+    if months != 1 or days != 1:
+        return None
     try:
         parsed = dateutil_parser.parse(text, default=datetime(year, 1, 1), fuzzy=False)
     except (dateutil_parser.ParserError, ValueError, OverflowError):

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from magisterium_a2a.plugin import Clock
 from magisterium_a2a.skills.liturgy.calendar import Celebration, Day, LiturgicalCalendar
 from magisterium_a2a.skills.liturgy.commons import COMMON_NAMES, builtin_pointers, commons_by_titles
-from magisterium_a2a.skills.liturgy.dates import DateQueryParser
+from magisterium_a2a.skills.liturgy.dates import MAX_QUERY_CHARS, DateQueryParser
 from magisterium_a2a.skills.liturgy.lectionary import KIND_RANK, Lectionary, MassReadings, Table
 from magisterium_a2a.skills.liturgy.lectionary_format import parse_text
 from magisterium_a2a.skills.liturgy.martyrology import Martyrology
@@ -205,6 +205,9 @@ class LiturgyEngine:
         return datetime.fromtimestamp(clock.now(), self.zone).date()
 
     def resolve(self, query: str, clock: Clock) -> date | None:
+        """The date a query names, or None; a query over ``MAX_QUERY_CHARS`` is not read."""
+        if len(query) > MAX_QUERY_CHARS:
+            return None
         return self.parser.parse(query, self.today(clock))
 
     def readings(self, when: date) -> DayReadings:

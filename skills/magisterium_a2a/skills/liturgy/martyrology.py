@@ -1,5 +1,13 @@
-"""The Roman Martyrology: imported data sets of the day's eulogies, and the
-importers for the three public formats we know.
+"""The Roman Martyrology: the built-in names of every day, imported data sets of
+the day's eulogies, and the importers for the three public formats we know.
+
+The built-in table (``data/martyrology.txt``, generated from the CRMEDR registry
+by ``build_martyrology``) names the saints and blesseds of the 2004 edition and
+those that only earlier editions placed on a day; it holds no eulogy text.
+Leap years follow each edition's rule: the 2004 edition reads the entries of
+29 February on 28 February when a year has no 29 February; the earlier editions
+doubled 24 February, so from 25 to 29 February of a leap year they read the
+entries of the day before, and on 24 February none but the vigil of Saint Matthias.
 
 - CRMEDR id registry (``martyrology_ids.json`` + ``i18n/en.json``): the 2004
   edition's order and subject names, no eulogy text;
@@ -10,8 +18,12 @@ importers for the three public formats we know.
 
 from __future__ import annotations
 
+import calendar
 import json
 import re
+from datetime import date
+from functools import cache
+from importlib.resources import files
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -26,6 +38,8 @@ class MartyrologyEntry(BaseModel):
     id: str | None = None
     name: str | None = None
     text: str | None = None
+    title: str | None = None
+    place: str | None = None
 
 
 class Martyrology(BaseModel):
@@ -38,6 +52,79 @@ class Martyrology(BaseModel):
     def of_day(self, month: int, day: int) -> list[MartyrologyEntry]:
         found = [e for e in self.entries if e.month == month and e.day == day]
         return sorted(found, key=lambda e: e.order)
+
+
+class NamedEntry(BaseModel):
+    """One line of the built-in table: a saint, blessed or feast of a day, by name."""
+
+    model_config = ConfigDict(frozen=True)
+
+    month: int
+    day: int
+    order: int
+    id: str
+    current: bool
+    common_years_only: bool
+    title: str | None
+    place: str | None
+    name: str
+
+
+class BuiltinMartyrology:
+    """The names of every day, from the built-in table, looked up by date."""
+
+    def __init__(self, entries: list[NamedEntry]) -> None:
+        self._days: dict[tuple[int, int, bool], list[NamedEntry]] = {}
+        for entry in entries:
+            self._days.setdefault((entry.month, entry.day, entry.current), []).append(entry)
+        self.size = len(entries)
+
+    def current(self, when: date) -> list[NamedEntry]:
+        """The 2004 edition's entries of the date, in order."""
+        leap = calendar.isleap(when.year)
+        found = self._days.get((when.month, when.day, True), [])
+        return [e for e in found if not (leap and e.common_years_only)]
+
+    def earlier(self, when: date) -> list[NamedEntry]:
+        """Entries earlier editions placed on the date and the 2004 edition does not keep."""
+        month, day = when.month, when.day
+        if month == 2 and calendar.isleap(when.year) and day >= 24:
+            if day == 24:
+                return []
+            day -= 1
+        return list(self._days.get((month, day, False), []))
+
+    def entries(self) -> list[NamedEntry]:
+        return [e for day in self._days.values() for e in day]
+
+
+def parse_names(text: str) -> list[NamedEntry]:
+    """Read the built-in table (comment lines, a header row, then tab-separated rows)."""
+    entries: list[NamedEntry] = []
+    lines = [ln for ln in text.splitlines() if ln and not ln.startswith("#")]
+    for line in lines[1:]:
+        when, order, ident, edition, years, title, place, name = line.split("\t")
+        month, day = (int(part) for part in when.split("-"))
+        entries.append(
+            NamedEntry(
+                month=month,
+                day=day,
+                order=int(order),
+                id=ident,
+                current=edition == "2004",
+                common_years_only=years == "common",
+                title=None if title == "-" else title,
+                place=None if place == "-" else place,
+                name=name,
+            )
+        )
+    return entries
+
+
+@cache
+def builtin_martyrology() -> BuiltinMartyrology:
+    data = files("magisterium_a2a.skills").joinpath("data/martyrology.txt")
+    return BuiltinMartyrology(parse_names(data.read_text(encoding="utf-8")))
 
 
 class MartyrologyImportError(ValueError):

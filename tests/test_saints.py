@@ -1,0 +1,215 @@
+"""``saints_of_the_day`` out of the box: the built-in Roman Martyrology names of
+every day (leap years by each edition's rule), imported eulogies replacing the
+bare names, the generated table matching its generator, and ``saint_lookup``
+finding Martyrology-only saints beside romcal's, ids unchanged."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from magisterium_a2a.server.clock import ManualClock
+from magisterium_a2a.server.config import Settings
+from magisterium_a2a.skills.liturgy import build_martyrology
+from magisterium_a2a.skills.liturgy.engine import LiturgyEngine, save_martyrology
+from magisterium_a2a.skills.liturgy.martyrology import (
+    Martyrology,
+    MartyrologyEntry,
+    builtin_martyrology,
+    import_martyrology,
+)
+from magisterium_a2a.skills.liturgy.settings import LiturgySettings
+from magisterium_a2a.skills.saints_of_the_day import (
+    CURRENT_HEADING,
+    EARLIER_HEADING,
+    format_saints,
+)
+from tests.support import SHARED, harness
+
+BUILTINS = (
+    "magisterium_a2a.skills.saints_of_the_day:create",
+    "magisterium_a2a.skills.saint_lookup:create",
+)
+CRMEDR = SHARED / "refdata" / "martyrology-crmedr"
+EDITION_1914 = SHARED / "refdata" / "martyrology-1914-en-catholicos"
+DATA_FILE = Path(build_martyrology.__file__).parent.parent / "data" / "martyrology.txt"
+NOW = datetime(2026, 11, 26, 10, tzinfo=UTC).timestamp()
+
+
+def refdata(path: Path) -> Path:
+    if not path.exists():
+        pytest.skip(f"{path} is absent (../shared/refdata is provided in CI)")
+    return path
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory: pytest.TempPathFactory) -> LiturgyEngine:
+    """An engine on an empty data directory: only what ships."""
+    return LiturgyEngine(LiturgySettings(data_dir=tmp_path_factory.mktemp("fresh")))
+
+
+def sections(text: str) -> dict[str, list[str]]:
+    """The answer's blocks: heading (without its colon) -> its lines."""
+    found: dict[str, list[str]] = {}
+    for block in text.split("\n\n")[1:]:
+        heading, *lines = block.split("\n")
+        found[heading.rstrip(":")] = lines
+    return found
+
+
+def martyrology_lines(text: str) -> list[str]:
+    blocks = sections(text)
+    return [
+        line
+        for heading, lines in blocks.items()
+        if heading.startswith((CURRENT_HEADING, EARLIER_HEADING))
+        for line in lines
+    ]
+
+
+def test_every_day_of_2028_names_at_least_five_saints_or_blesseds(fresh: LiturgyEngine) -> None:
+    when, short = date(2028, 1, 1), []
+    while when.year == 2028:
+        names = martyrology_lines(format_saints(fresh, when))
+        if len(names) < 5:
+            short.append((when.isoformat(), names))
+        when += timedelta(days=1)
+    assert short == []
+
+
+def test_the_answer_lists_the_calendar_first_then_the_martyrology(fresh: LiturgyEngine) -> None:
+    text = format_saints(fresh, date(2026, 3, 19))
+    calendar = text.index("- Saint Joseph, Spouse of the Blessed Virgin Mary (Solemnity")
+    current = sections(text)[CURRENT_HEADING]
+    assert calendar < text.index(CURRENT_HEADING)
+    assert current[0] == "1. Saint Joseph (Palestine, State of)"
+    assert "9. Blessed Marcel Callo (Austria)" in current
+    assert len(current) == 9
+
+
+def test_february_in_a_common_year_and_in_a_leap_year(fresh: LiturgyEngine) -> None:
+    hilary = "Saint Hilary (Italy)"
+    common = sections(format_saints(fresh, date(2027, 2, 28)))[CURRENT_HEADING]
+    assert len(common) == 9 and common[3] == f"4. {hilary}"
+    leap_28 = sections(format_saints(fresh, date(2028, 2, 28)))[CURRENT_HEADING]
+    assert len(leap_28) == 5 and not any(hilary in line for line in leap_28)
+    leap_29 = sections(format_saints(fresh, date(2028, 2, 29)))
+    assert leap_29[CURRENT_HEADING][0] == f"1. {hilary}"
+    # Earlier editions doubled 24 February: in a leap year the 29th reads the old 28th.
+    assert "- Saints Macarius and Companions" in leap_29[EARLIER_HEADING]
+    assert sections(format_saints(fresh, date(2027, 2, 28)))[EARLIER_HEADING][0] == (
+        "- Saints Macarius and Companions"
+    )
+    assert EARLIER_HEADING not in sections(format_saints(fresh, date(2028, 2, 24)))
+    assert EARLIER_HEADING in sections(format_saints(fresh, date(2027, 2, 24)))
+
+
+def test_a_mechanically_wrong_english_name_gives_way_to_the_latin() -> None:
+    names = {e.id: e.name for e in builtin_martyrology().entries()}
+    # The registry's English says "Saint Peter" and "Saint Augustine" for these two.
+    assert names["mr:0508-bonifatius-iv"] == "Sanctus Bonifatius IV"
+    assert names["mr:0206-angelus-de-furcio"] == "Beatus Angelus de Furcio"
+    assert names["mr:0101-basilius"] == "Saint Basil"
+    assert names["mr:0319-ioannes-de-parma-buralli"] == "Blessed John of Parma Buralli"
+
+
+def test_the_table_is_what_the_generator_makes_of_the_registry() -> None:
+    generated = build_martyrology.render(refdata(CRMEDR))
+    assert generated == DATA_FILE.read_text(encoding="utf-8")
+    assert "Apache License, Version 2.0" in generated and build_martyrology.COMMIT in generated
+
+
+def test_the_generator_refuses_another_registry_version(tmp_path: Path) -> None:
+    (tmp_path / "SOURCE.md").write_text("Commit: 0123456789abcdef\n", encoding="utf-8")
+    with pytest.raises(SystemExit, match="not the CRMEDR registry at commit"):
+        build_martyrology.render(tmp_path)
+
+
+def _engine_with(tmp_path: Path, *martyrologies: Martyrology) -> LiturgyEngine:
+    settings = LiturgySettings(data_dir=tmp_path)
+    for martyrology in martyrologies:
+        save_martyrology(settings, martyrology)
+    return LiturgyEngine(settings)
+
+
+def test_an_imported_eulogy_replaces_the_name_of_the_same_id_and_day(tmp_path: Path) -> None:
+    eulogies = Martyrology(
+        name="mine",
+        title="My martyrology",
+        entries=[
+            MartyrologyEntry(month=3, day=19, order=1, id="mr:0319-ioseph", text="Of Joseph."),
+            # The same id on another day is an alignment slip: not used.
+            MartyrologyEntry(month=3, day=18, order=1, id="mr:0319-ioannes", text="Slip."),
+            MartyrologyEntry(month=3, day=19, order=2, text="A eulogy with no id."),
+        ],
+    )
+    names_only = Martyrology(
+        name="names",
+        title="Names only",
+        entries=[MartyrologyEntry(month=3, day=19, order=1, id="mr:0319-ioseph", name="Joseph")],
+    )
+    text = format_saints(_engine_with(tmp_path, eulogies, names_only), date(2026, 3, 19))
+    blocks = sections(text)
+    current = blocks[f"{CURRENT_HEADING}; eulogies from My martyrology"]
+    assert current[:2] == ["1. Of Joseph.", "2. Saint John (Italy)"]
+    assert blocks["My martyrology"] == ["1. A eulogy with no id."]
+    assert "Names only" not in blocks and "Slip." not in text
+
+
+def test_the_1914_edition_imported_gives_its_eulogies(tmp_path: Path) -> None:
+    imported = import_martyrology(refdata(EDITION_1914))
+    text = format_saints(_engine_with(tmp_path, imported), date(2026, 3, 19))
+    current = next(v for k, v in sections(text).items() if k.startswith(CURRENT_HEADING))
+    assert current[0].startswith("1. In Judea, the birthday of St. Joseph")
+
+
+async def _ask(settings: Settings, skill: str, **kw: Any) -> dict[str, Any]:
+    async with harness(settings, builtins=BUILTINS, clock=ManualClock(NOW)) as h:
+        token = await h.token()
+        response = await h.send(token, skill=skill, **kw)
+        assert response.status_code == 200
+        body: dict[str, Any] = response.json()
+        return body
+
+
+async def test_e2e_saints_of_a_leap_day_out_of_the_box(settings: Settings) -> None:
+    parts = [{"kind": "data", "data": {"date": "2028-02-29"}}]
+    body = await _ask(settings, "saints_of_the_day", parts=parts)
+    (part,) = body["result"]["artifacts"][0]["parts"]
+    assert part["text"].startswith("Saints and celebrations for Tuesday, February 29, 2028")
+    assert "4. Saint Augustus Chapdelaine (China)" in part["text"]
+
+
+async def test_e2e_saint_lookup_finds_a_martyrology_only_saint(settings: Settings) -> None:
+    body = await _ask(settings, "saint_lookup", text="Frodobert")
+    record = body["result"]["artifacts"][0]["parts"][1]["data"]["saints"][0]
+    assert record["id"] == "mr:0101-frodobertus"
+    assert record["martyrology"] == ["--01-01"]
+    assert record["place"] == "France" and record["canonization_level"] == "saint"
+
+
+async def test_e2e_saint_lookup_keeps_romcal_ids_first(settings: Settings) -> None:
+    body = await _ask(settings, "saint_lookup", text="Kateri Tekakwitha")
+    found = [r["id"] for r in body["result"]["artifacts"][0]["parts"][1]["data"]["saints"]]
+    assert found[0] == "kateri_tekakwitha_virgin"
+    assert "mr:0417-catharina-tekakwitha" in found
+    exact = await _ask(settings, "saint_lookup", text="mr:0417-catharina-tekakwitha")
+    record = exact["result"]["artifacts"][0]["parts"][1]["data"]["saints"][0]
+    assert record["id"] == "mr:0417-catharina-tekakwitha" and record["score"] == 100.0
+
+
+async def test_e2e_saint_lookup_does_not_read_an_overlong_query(settings: Settings) -> None:
+    body = await _ask(settings, "saint_lookup", text="Kateri " * 40)
+    assert body["result"]["artifacts"][0]["parts"] == [{"kind": "text", "text": "No saint found."}]
+
+
+def test_sections_reads_the_answer_layout() -> None:
+    text = "Title\n\nCalendar: x\n- a\n\nRoman Martyrology (2004 edition):\n1. b\n2. c"
+    assert sections(text) == {
+        "Calendar: x": ["- a"],
+        "Roman Martyrology (2004 edition)": ["1. b", "2. c"],
+    }
+    assert martyrology_lines(text) == ["1. b", "2. c"]
