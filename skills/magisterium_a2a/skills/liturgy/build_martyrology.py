@@ -36,7 +36,10 @@ HEADER = f"""\
 # Catholic Engineering Task Force of the Catholic Digital Commons Foundation
 # (github.com/CatholicOS/crmedr), commit {COMMIT}:
 # data/martyrology_ids.json, i18n/en.json, i18n/la.json.
-# Licence: Apache License, Version 2.0 (www.apache.org/licenses/LICENSE-2.0).
+# Licence: Apache License, Version 2.0 (www.apache.org/licenses/LICENSE-2.0), the licence
+# of the registry at that commit as recorded when the files were taken; later versions of
+# the registry place its data under CC BY-NC-ND 4.0, so this table is never regenerated
+# from them (the generator refuses any other commit).
 # NOTICE: no NOTICE text came with the registry files used; the attribution is the above.
 # Its ids are drafts pending the curators' review. The eulogies' texts (copyright of the
 # Dicastery for Divine Worship and the Discipline of the Sacraments) are not in the
