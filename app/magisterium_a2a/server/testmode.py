@@ -194,7 +194,7 @@ class TestMode:
     # --- tasks and reset -----------------------------------------------------
 
     async def expire_task(self, principal: Principal, task_id: str) -> bool:
-        return bool(await self._redis.delete(self._keys.task(principal.user_id, task_id)))
+        return bool(await self._redis.delete(self._keys.task(principal.owner, task_id)))
 
     async def reset(self) -> int:
         """Forget tasks, contexts, buckets, scenarios and the clock; tokens stay."""

@@ -9,6 +9,7 @@ wrong keys.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
@@ -23,6 +24,14 @@ class ProviderMetadata(BaseModel):
     token_endpoint: str | None = None
     jwks_uri: str | None = None
     scopes_supported: list[str] | None = None
+
+
+@dataclass(frozen=True)
+class Provider:
+    """The operator's provider: its metadata and the URL it was read from."""
+
+    metadata: ProviderMetadata
+    url: str
 
 
 class DiscoveryError(Exception):
@@ -40,9 +49,9 @@ def metadata_urls(issuer: str) -> list[str]:
     return [rfc8414, oidc]
 
 
-async def discover(issuer: str, timeout: float) -> ProviderMetadata:
+async def discover(issuer: str, wait_seconds: float) -> Provider:
     problems: list[str] = []
-    async with httpx.AsyncClient(timeout=timeout) as client:
+    async with httpx.AsyncClient(timeout=wait_seconds) as client:
         for url in metadata_urls(issuer):
             try:
                 response = await client.get(url)
@@ -61,5 +70,5 @@ async def discover(issuer: str, timeout: float) -> ProviderMetadata:
                 raise DiscoveryError(
                     f"{url} names issuer {metadata.issuer!r}, not {issuer!r} (RFC 8414 3.3)"
                 )
-            return metadata
+            return Provider(metadata, url)
     raise DiscoveryError("no metadata for " + issuer + ": " + "; ".join(problems))

@@ -64,7 +64,7 @@ class ProtectedResourceMetadata(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     resource: str
-    authorization_servers: list[str]
+    authorization_servers: list[str] | None = None
     bearer_methods_supported: list[str]
     scopes_supported: list[str] | None = None
     resource_name: str | None = None
@@ -92,7 +92,7 @@ def protected_resource_metadata(
 ) -> ProtectedResourceMetadata:
     return ProtectedResourceMetadata(
         resource=resource,
-        authorization_servers=issuers,
+        authorization_servers=issuers or None,
         bearer_methods_supported=["header"],
         scopes_supported=scopes,
         resource_name=name,

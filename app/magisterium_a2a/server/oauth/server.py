@@ -18,7 +18,7 @@ from collections import defaultdict
 from collections.abc import Coroutine, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, TypeVar
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlsplit
 
 from authlib.oauth2 import AuthorizationServer as _AuthorizationServer
 from authlib.oauth2.rfc6749 import (
@@ -605,8 +605,3 @@ class AuthorizationServer(_AuthorizationServer):  # type: ignore[misc]
 
     def send_signal(self, name: str, *args: Any, **kwargs: Any) -> None:
         """No signals: nothing here listens to authlib's."""
-
-
-def redirect_with(uri: str, params: dict[str, str]) -> str:
-    separator = "&" if urlsplit(uri).query else "?"
-    return uri + separator + urlencode(params)

@@ -133,9 +133,7 @@ class OAuthService:
 
         return await self._run(work)
 
-    async def register(
-        self, headers: Mapping[str, str], document: Any, address: str
-    ) -> Answer:
+    async def register(self, headers: Mapping[str, str], document: Any, address: str) -> Answer:
         """RFC 7591 registration, after the flood limits (per address, and overall)."""
         window = int(self.clock.now() // HOUR)
         mine = await self.store.count_registration(address, window, 2 * HOUR)
