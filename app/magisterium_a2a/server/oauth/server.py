@@ -449,8 +449,9 @@ class Registration(ClientRegistrationEndpoint):  # type: ignore[misc]
         return authorization_server_metadata(self.server.config).model_dump(exclude_none=True)
 
     def extract_client_metadata(self, request: JsonRequest) -> dict[str, Any]:
-        metadata: dict[str, Any] = super().extract_client_metadata(request)
-        uris = metadata.get("redirect_uris")
+        # Redirect URIs first, so that their faults get their own error code
+        # (RFC 7591 section 3.2.2) rather than the generic one of the claims check.
+        uris = request.payload.data.get("redirect_uris")
         if not isinstance(uris, list) or not uris:
             raise InvalidRedirectURIError("redirect_uris is required (authorization code flow)")
         if len(uris) > MAX_REDIRECT_URIS:
@@ -459,6 +460,7 @@ class Registration(ClientRegistrationEndpoint):  # type: ignore[misc]
             problem = redirect_uri_problem(uri)
             if problem is not None:
                 raise InvalidRedirectURIError(problem)
+        metadata: dict[str, Any] = super().extract_client_metadata(request)
         name = metadata.get("client_name")
         if name is not None and (not isinstance(name, str) or len(name) > MAX_NAME_LENGTH):
             raise InvalidClientMetadataError(f"client_name: at most {MAX_NAME_LENGTH} characters")
