@@ -488,7 +488,7 @@ async def test_redirect_uri_mismatch_is_not_followed(h: Harness) -> None:
 
 async def test_loopback_redirect_any_port(h: Harness) -> None:
     flow = await new_flow(h)
-    url, state = flow.authorization_url(
+    url, _state = flow.authorization_url(
         login_hint=await h.token("pro"), redirect_uri="http://127.0.0.1:50123/callback"
     )
     answer = await h.client.get(url)
