@@ -16,6 +16,7 @@ import pytest
 from magisterium_a2a.server.clock import ManualClock
 from magisterium_a2a.server.config import Settings
 from tests.support import Harness, harness
+from tests.test_doctor import doctor
 from tests.test_oidc import AUDIENCE, ISSUER, NOW, JWKSServer, Keys, oidc
 
 PUBLIC = "https://a2a.example.org"
@@ -237,3 +238,17 @@ async def test_time_claims_must_be_finite_numbers(
 async def test_ordinary_numeric_dates_pass(o: Harness, keys: Keys) -> None:
     times = {"exp": f"{NOW + 300.5}", "iat": str(int(NOW)), "nbf": str(int(NOW - 1))}
     assert (await o.send(raw_token(keys, payload(**times)))).status_code == 200
+
+
+def test_doctor_reads_the_provider(settings: Settings, provider: FakeProvider, keys: Keys) -> None:
+    code, text = doctor(settings, A2A_OAUTH_ISSUER=provider.issuer)
+    assert code == 0, text
+    assert f"JWTs of {provider.issuer}" in text
+    assert f"the JWKS holds {len(keys.published)} key(s)" in text
+    liar = FakeProvider(keys, lie_about_issuer=True)
+    try:
+        code, text = doctor(settings, A2A_OAUTH_ISSUER=liar.issuer)
+        assert code == 1
+        assert "impostor" in text
+    finally:
+        liar.close()

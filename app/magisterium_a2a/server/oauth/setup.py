@@ -41,6 +41,20 @@ class OAuthSetup:
     jwt_settings: Settings | None
 
 
+def delegated_jwt_settings(settings: Settings, provider: Provider | None) -> Settings:
+    """The JWT verifier's settings: the ``A2A_JWT_*`` given, completed from the
+    provider (issuer, keys) and with this endpoint as the default audience."""
+    update: dict[str, object] = {
+        "jwt_issuer": settings.jwt_issuer or settings.oauth_issuer,
+        "jwt_audience": settings.jwt_audience or settings.endpoint_url,
+    }
+    if provider is not None and not (settings.jwt_jwks_url or settings.jwt_jwks_file):
+        if not provider.metadata.jwks_uri:
+            raise DelegationError(f"{provider.url} names no jwks_uri")
+        update["jwt_jwks_url"] = provider.metadata.jwks_uri
+    return settings.model_copy(update=update)
+
+
 def build_oauth(
     settings: Settings,
     redis: Redis,
@@ -81,18 +95,11 @@ def build_oauth(
             "API token. Clients may register themselves (RFC 7591).",
         )
     elif settings.jwt_enabled:
-        jwt_issuer = settings.jwt_issuer or settings.oauth_issuer
+        jwt_settings = delegated_jwt_settings(settings, provider)
+        jwt_issuer = jwt_settings.jwt_issuer
         issuers = [jwt_issuer]
-        update: dict[str, object] = {
-            "jwt_issuer": jwt_issuer,
-            "jwt_audience": settings.jwt_audience or resource,
-        }
         if provider is not None:
             meta = provider.metadata
-            if not (settings.jwt_jwks_url or settings.jwt_jwks_file):
-                if not meta.jwks_uri:
-                    raise DelegationError(f"{provider.url} names no jwks_uri")
-                update["jwt_jwks_url"] = meta.jwks_uri
             scopes = meta.scopes_supported
             if meta.authorization_endpoint and meta.token_endpoint:
                 card = OAuthEndpoints(
@@ -102,7 +109,6 @@ def build_oauth(
                     scopes={s: s for s in meta.scopes_supported or []},
                     description=f"OAuth 2.0 with the operator's identity provider {jwt_issuer}.",
                 )
-        jwt_settings = settings.model_copy(update=update)
     document = protected_resource_metadata(resource, issuers, scopes, settings.agent_name)
     surface = OAuthSurface(
         resource_metadata=document.model_dump_json(exclude_none=True).encode(),
