@@ -5,8 +5,12 @@ revocation, and every way a request can be refused."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
+import os
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -707,3 +711,49 @@ async def test_token_endpoint_bad_requests(h: Harness) -> None:
     assert json_body.status_code == 400 and json_body.json()["error"] == "invalid_request"
     unknown = await _token_request(h, grant_type="password", username="a", password="b")
     assert unknown.json()["error"] == "unsupported_grant_type"
+
+
+# --- `tokens revoke` from another process's point of view, on either store -------
+
+
+async def _revoke_with_the_cli(settings: Settings, api_token: str) -> None:
+    """``magisterium-a2a tokens revoke``, in a process of its own, as an operator runs it."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("A2A_")}
+    env["A2A_DATA_DIR"] = str(settings.data_dir)
+    if settings.redis_url:
+        env |= {"A2A_REDIS_URL": settings.redis_url, "A2A_KEY_PREFIX": settings.key_prefix}
+    command = [sys.executable, "-m", "magisterium_a2a.server", "tokens", "revoke", api_token]
+    done = await asyncio.to_thread(
+        subprocess.run, command, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+
+
+async def test_tokens_revoke_ends_the_oauth_session(h: Harness) -> None:
+    api_token = await h.token("pro", "fay")
+    flow = await new_flow(h)
+    token = await flow.login(api_token)
+    assert (await h.send(token["access_token"])).status_code == 200
+    await _revoke_with_the_cli(h.settings, api_token)
+    assert (await h.send(token["access_token"])).status_code == 401
+
+
+@pytest.mark.redis
+async def test_the_flow_on_real_redis(redis_settings: Settings, clock: ManualClock) -> None:
+    async with harness(oauth_settings(redis_settings), clock=clock) as h:
+        api_token = await h.token("organization", "gus")
+        flow = await new_flow(h)
+        token = await flow.login(api_token)
+        assert (await h.send(token["access_token"])).status_code == 200
+        form = {
+            "grant_type": "refresh_token",
+            "refresh_token": token["refresh_token"],
+            "client_id": flow.client_id,
+        }
+        rotated = (await _token_request(h, **form)).json()
+        assert (await _token_request(h, **form)).json()["error"] == "invalid_grant"
+        assert (await h.send(rotated["access_token"])).status_code == 401
+        again = await flow.login(api_token)
+        assert (await h.send(again["access_token"])).status_code == 200
+        await _revoke_with_the_cli(h.settings, api_token)
+        assert (await h.send(again["access_token"])).status_code == 401
