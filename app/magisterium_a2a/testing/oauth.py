@@ -65,8 +65,10 @@ def _client_class() -> type[OAuth2Client]:
     """authlib's httpx client, imported when first used: authlib 1.9 warns on importing
     it with httpx (rather than its successor), which must not break a test suite that
     turns warnings into errors just by loading this plugin."""
+    from authlib.deprecate import AuthlibDeprecationWarning
+
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
+        warnings.simplefilter("ignore", AuthlibDeprecationWarning)
         from authlib.integrations.httpx_client import OAuth2Client
 
     return OAuth2Client  # type: ignore[no-any-return]
