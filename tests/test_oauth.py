@@ -757,3 +757,26 @@ async def test_the_flow_on_real_redis(redis_settings: Settings, clock: ManualClo
         assert (await h.send(again["access_token"])).status_code == 200
         await _revoke_with_the_cli(h.settings, api_token)
         assert (await h.send(again["access_token"])).status_code == 401
+
+
+async def test_an_unreachable_store_is_503(settings: Settings) -> None:
+    down = oauth_settings(settings, redis_url="redis://127.0.0.1:1/0", redis_timeout_seconds=0.5)
+    async with harness(down, clock=ManualClock(NOW)) as h:
+        registered = await h.client.post(
+            "/oauth/register",
+            json={"redirect_uris": [REDIRECT], "token_endpoint_auth_method": "none"},
+        )
+        assert registered.status_code == 503
+        assert registered.json()["error"] == "temporarily_unavailable"
+        assert registered.headers["retry-after"] == "5"
+        token = await _token_request(
+            h,
+            grant_type="authorization_code",
+            code="mac_x",
+            client_id="mcl_x",
+            redirect_uri=REDIRECT,
+            code_verifier=generate_token(48),
+        )
+        assert token.status_code == 503
+        # The discovery documents need no store.
+        assert (await h.client.get("/.well-known/oauth-authorization-server")).status_code == 200

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import hmac
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import parse_qsl
 
 import orjson
 from authlib.oauth2.rfc6749 import InsecureTransportError
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse
+from fastapi.routing import APIRoute
 
 from magisterium_a2a.server.oauth.discovery import (
     AS_METADATA_PATH,
@@ -30,7 +32,12 @@ from magisterium_a2a.server.oauth.discovery import (
 )
 from magisterium_a2a.server.oauth.page import error_page, login_page
 from magisterium_a2a.server.oauth.server import Answer
-from magisterium_a2a.server.oauth.service import Consent, OAuthService, insecure
+from magisterium_a2a.server.oauth.service import (
+    Consent,
+    OAuthService,
+    StoreUnavailable,
+    insecure,
+)
 
 MAX_FORM_BYTES = 16_384
 MAX_FORM_FIELDS = 64
@@ -121,9 +128,29 @@ def _authorize_answer(answer: Answer) -> Response:
     )
 
 
+class _Unavailable(APIRoute):
+    """Every OAuth route answers 503 (RFC 6749's ``temporarily_unavailable``) while
+    the store does not answer, rather than a bare 500."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def guarded(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except StoreUnavailable:
+                response = _json_error(
+                    503, "temporarily_unavailable", "the store does not answer; try again"
+                )
+                response.headers["Retry-After"] = "5"
+                return response
+
+        return guarded
+
+
 def build_router(surface_of: Callable[[Request], OAuthSurface]) -> APIRouter:
     """The routes; ``surface_of`` finds this process' OAuth objects from a request."""
-    router = APIRouter()
+    router = APIRouter(route_class=_Unavailable)
 
     def builtin(request: Request) -> OAuthService | None:
         return surface_of(request).server
@@ -164,7 +191,7 @@ def build_router(surface_of: Callable[[Request], OAuthSurface]) -> APIRouter:
         hint = oauth_request.payload.data.get("login_hint")
         if service.config.login_hint and hint:
             # Test mode: the hint is an API token; approve at once (or deny) and redirect.
-            account = await service.accounts.sign_in(hint)
+            account = await service.sign_in(hint)
             return _authorize_answer(await service.decide(outcome, account))
         return _page(service, outcome, query, secrets.token_urlsafe(24), None, 200)
 
@@ -197,9 +224,9 @@ def build_router(surface_of: Callable[[Request], OAuthSurface]) -> APIRouter:
             return _authorize_answer(await service.decide(outcome, None))
         plan = fields.get("demo_plan", "")
         if plan and service.config.demo_plans:
-            account = await service.accounts.sign_in(f"demo-{plan}")
+            account = await service.sign_in(f"demo-{plan}")
         else:
-            account = await service.accounts.sign_in(fields.get("api_token", "").strip())
+            account = await service.sign_in(fields.get("api_token", "").strip())
         if account is None:
             problem = "That API token is not valid: unknown, revoked or expired."
             return _page(service, outcome, params, cookie, problem, 400)

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 from authlib.oauth2.rfc6749 import InsecureTransportError, OAuth2Error
+from redis.exceptions import RedisError
 
 from magisterium_a2a.server.oauth.discovery import (
     AuthorizationServerMetadata,
@@ -47,6 +48,10 @@ class Consent:
     scope: str
 
 
+class StoreUnavailable(Exception):
+    """The store did not answer: the request may be tried again later (HTTP 503)."""
+
+
 def looks_like_access_token(token: str) -> bool:
     return token.startswith(ACCESS_PREFIX)
 
@@ -68,7 +73,10 @@ class OAuthService:
 
     async def _run(self, work: Callable[[], T]) -> T:
         self.server.bridge.loop = asyncio.get_running_loop()
-        return await asyncio.to_thread(work)
+        try:
+            return await asyncio.to_thread(work)
+        except (RedisError, OSError, TimeoutError) as exc:
+            raise StoreUnavailable from exc
 
     def form_request(
         self,
@@ -136,8 +144,11 @@ class OAuthService:
     async def register(self, headers: Mapping[str, str], document: Any, address: str) -> Answer:
         """RFC 7591 registration, after the flood limits (per address, and overall)."""
         window = int(self.clock.now() // HOUR)
-        mine = await self.store.count_registration(address, window, 2 * HOUR)
-        everyone = await self.store.count_registration("*", window, 2 * HOUR)
+        try:
+            mine = await self.store.count_registration(address, window, 2 * HOUR)
+            everyone = await self.store.count_registration("*", window, 2 * HOUR)
+        except (RedisError, OSError, TimeoutError) as exc:
+            raise StoreUnavailable from exc
         if (
             mine > self.config.registrations_per_hour_per_address
             or everyone > self.config.registrations_per_hour
@@ -166,6 +177,12 @@ class OAuthService:
         return await self._run(work)
 
     # --- at the A2A endpoint ----------------------------------------------------
+
+    async def sign_in(self, api_token: str) -> Account | None:
+        try:
+            return await self.accounts.sign_in(api_token)
+        except (RedisError, OSError, TimeoutError) as exc:
+            raise StoreUnavailable from exc
 
     async def verify(self, token: str) -> Account | None:
         """The account an access token acts for, if it is valid now."""
