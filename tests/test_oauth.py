@@ -780,3 +780,92 @@ async def test_an_unreachable_store_is_503(settings: Settings) -> None:
         assert token.status_code == 503
         # The discovery documents need no store.
         assert (await h.client.get("/.well-known/oauth-authorization-server")).status_code == 200
+
+
+ODD_AUTHORIZE_QUERIES: list[dict[str, Any]] = [
+    {},
+    {"client_id": ""},
+    {"response_type": "token", "client_id": "{client}"},
+    {"response_type": "code", "client_id": "{client}"},
+    {"response_type": "code", "client_id": "{client}", "redirect_uri": "not a uri"},
+    {
+        "response_type": "code",
+        "client_id": "{client}",
+        "code_challenge": "short",
+        "code_challenge_method": "S256",
+    },
+    {"response_type": "code", "client_id": "{client}", "scope": "a2a admin"},
+    {"response_type": "code", "client_id": ["{client}", "{client}"]},
+    {"response_type": "code", "client_id": "{client}", "resource": ["a", "b"]},
+    {"response_type": "code", "client_id": "\x00\ud7ff", "redirect_uri": "\u202e"},
+]
+
+
+@pytest.mark.parametrize("query", ODD_AUTHORIZE_QUERIES)
+async def test_odd_authorization_requests_get_an_error_not_a_crash(
+    h: Harness, query: dict[str, Any]
+) -> None:
+    flow = await new_flow(h)
+
+    def fill(value: Any) -> Any:
+        if isinstance(value, list):
+            return [fill(v) for v in value]
+        return value.replace("{client}", flow.client_id)
+
+    answer = await h.client.get("/oauth/authorize", params={k: fill(v) for k, v in query.items()})
+    assert answer.status_code in (302, 400), answer.text
+    if answer.status_code == 302:
+        params = parse_qs(urlsplit(answer.headers["location"]).query)
+        assert "error" in params and "code" not in params
+    else:
+        assert "<h1>This authorization request cannot be served</h1>" in answer.text
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        {},
+        {"grant_type": ""},
+        {"grant_type": "authorization_code"},
+        {"grant_type": "authorization_code", "client_id": "mcl_x", "code": ""},
+        {"grant_type": "refresh_token", "client_id": "mcl_x"},
+        {"grant_type": "refresh_token", "refresh_token": "x" * 5000, "client_id": "\x00"},
+        {
+            "grant_type": "authorization_code",
+            "code": "mac_x",
+            "client_id": "mcl_x",
+            "scope": "\ud7ff",
+        },
+    ],
+)
+async def test_odd_token_requests_get_an_error_not_a_crash(
+    h: Harness, form: dict[str, str]
+) -> None:
+    answer = await _token_request(h, **form)
+    assert answer.status_code in (400, 401), answer.text
+    assert answer.json()["error"] in {
+        "invalid_request",
+        "invalid_client",
+        "invalid_grant",
+        "unsupported_grant_type",
+    }
+
+
+async def test_odd_revocation_and_form_bodies(h: Harness) -> None:
+    assert (await h.client.post("/oauth/revoke", data={})).status_code in (400, 401)
+    not_utf8 = await h.client.post(
+        "/oauth/token",
+        content=b"grant_type=\xff\xfe",
+        headers={"content-type": "application/x-www-form-urlencoded"},
+    )
+    assert not_utf8.status_code == 400 and not_utf8.json()["error"] == "invalid_request"
+    big = await h.client.post(
+        "/oauth/token",
+        content=b"a=" + b"b" * 20_000,
+        headers={"content-type": "application/x-www-form-urlencoded"},
+    )
+    assert big.status_code == 400
+    page = await h.client.post(
+        "/oauth/authorize", content=b"x", headers={"content-type": "text/plain"}
+    )
+    assert page.status_code == 400
