@@ -1,7 +1,8 @@
 """OAuth with clients nobody on this team wrote, against a real server
 process in test mode: a person signing in on the login page in headless
 Chromium (with JavaScript off), the official a2a-sdk with its auth interceptor reading the card's
-``oauth2`` scheme, and the pytest plugin's helper running the whole flow."""
+``oauth2`` scheme, the MCP Python SDK's OAuth client starting from a 401, and the pytest plugin's
+helper running the whole flow."""
 
 from __future__ import annotations
 
@@ -25,7 +26,15 @@ from magisterium_a2a.testing.oauth import discover, oauth_login
 from magisterium_a2a.testing.pytest_plugin import MagisteriumServer
 from tests.conformance.plan import PROBES, run_probe
 from tests.conformance.test_browser import CHROMIUM_ARGS
-from tests.conformance.toolchains import CHROMIUM, PLAYWRIGHT, node_script, npm_prefix, require
+from tests.conformance.toolchains import (
+    CHROMIUM,
+    MCP_SDK,
+    PLAYWRIGHT,
+    node_script,
+    npm_prefix,
+    python_env,
+    require,
+)
 
 pytestmark = pytest.mark.subprocess
 
@@ -188,3 +197,33 @@ def test_plugin_helper_runs_the_whole_flow(conformance_server: MagisteriumServer
     assert refused.json()["error"]["code"] == -32005
     with pytest.raises(RuntimeError, match="access_denied"):
         oauth_login(conformance_server.base_url, "mag_not-a-token")
+
+
+def test_mcp_sdk_oauth_client_finds_its_way_from_a_401(
+    conformance_server: MagisteriumServer,
+) -> None:
+    python = python_env(MCP_SDK)
+    plan = {
+        "endpoint": conformance_server.endpoint_url,
+        "apiToken": conformance_server.issue_token("pro", "mcp-oauth"),
+        "redirectUri": "http://127.0.0.1:33418/callback",
+        "text": "from an MCP-style client",
+    }
+    report = run_probe([str(python), str(PROBES / "mcp_oauth.py")], plan)
+    # The 401's resource_metadata, then RFC 8414, RFC 7591, the token, and the call again.
+    assert report["requests"][:5] == [
+        "POST /api/v1/a2a",
+        "GET /.well-known/oauth-protected-resource/api/v1/a2a",
+        "GET /.well-known/oauth-authorization-server",
+        "POST /oauth/register",
+        "POST /oauth/token",
+    ], report["requests"]
+    assert report["requests"][5:] == ["POST /api/v1/a2a"]
+    assert report["authorizeStatus"] == 302
+    assert "code_challenge" in report["authorizeParams"]
+    assert report["resource"] == conformance_server.endpoint_url
+    assert report["clientId"].startswith("mcl_")
+    assert report["accessToken"].startswith("mat_") and report["refreshToken"]
+    assert report["status"] == 200
+    assert report["state"] == "completed"
+    assert report["texts"] == ["from an MCP-style client"]
