@@ -869,3 +869,21 @@ async def test_odd_revocation_and_form_bodies(h: Harness) -> None:
         "/oauth/authorize", content=b"x", headers={"content-type": "text/plain"}
     )
     assert page.status_code == 400
+
+
+async def test_a_code_raced_twice_gives_one_token_and_then_none(h: Harness) -> None:
+    flow = await new_flow(h)
+    answer = await flow.authorize(await h.token("pro"))
+    form = {
+        "grant_type": "authorization_code",
+        "code": redirect_params(answer)["code"],
+        "client_id": flow.client_id,
+        "redirect_uri": REDIRECT,
+        "code_verifier": flow.verifier,
+    }
+    first, second = await asyncio.gather(_token_request(h, **form), _token_request(h, **form))
+    bodies = sorted((first.json(), second.json()), key=lambda b: "error" in b)
+    assert "access_token" in bodies[0]
+    assert bodies[1]["error"] == "invalid_grant"
+    # The second use ended the grant the first one opened.
+    assert (await h.send(bodies[0]["access_token"])).status_code == 401

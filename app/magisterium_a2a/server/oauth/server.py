@@ -361,7 +361,7 @@ class CodeGrant(grants.AuthorizationCodeGrant):  # type: ignore[misc]
         if not server.run(server.store.claim_code(code)):
             # RFC 6749 section 4.1.2: a code used twice revokes what it issued.
             log.warning("authorization code reused; ending its grant")
-            server.run(server.store.end_grant(record.grant_id))
+            server.run(server.store.end_grant(record.grant_id, server.config.refresh_token_seconds))
             return None
         if record.expires_at <= server.clock.now():
             return None
@@ -398,7 +398,7 @@ class RefreshGrant(grants.RefreshTokenGrant):  # type: ignore[misc]
         if not server.run(server.store.claim_refresh(refresh_token)):
             # Rotation: a refresh token is good once; a second use means it leaked.
             log.warning("refresh token reused; ending its grant")
-            server.run(server.store.end_grant(record.grant_id))
+            server.run(server.store.end_grant(record.grant_id, server.config.refresh_token_seconds))
             return None
         if record.expires_at <= server.clock.now():
             return None
@@ -432,7 +432,9 @@ class Revocation(RevocationEndpoint):  # type: ignore[misc]
         store = self.server.store
         if token.record.kind == "refresh":
             # RFC 7009 section 2.1: revoking a refresh token ends its access tokens too.
-            self.server.run(store.end_grant(token.record.grant_id))
+            self.server.run(
+                store.end_grant(token.record.grant_id, self.server.config.refresh_token_seconds)
+            )
         self.server.run(store.delete_token(token.value, token.record.kind))
 
 

@@ -40,7 +40,8 @@ def new_secret(prefix: str) -> str:
 class OAuthKeys:
     """Every Redis key of the authorization server, under the server's prefix.
 
-    None is per user, so none carries a hash tag; each operation touches one key.
+    None is per user; a grant's record and its tombstone share a hash tag (the
+    grant id), so one read sees both on a Redis Cluster too.
     """
 
     def __init__(self, prefix: str) -> None:
@@ -56,7 +57,10 @@ class OAuthKeys:
         return f"{self.base}:code-used:{code_hash}"
 
     def grant(self, grant_id: str) -> str:
-        return f"{self.base}:grant:{grant_id}"
+        return f"{self.base}:grant:{{{grant_id}}}"
+
+    def grant_ended(self, grant_id: str) -> str:
+        return f"{self.base}:grant:{{{grant_id}}}:ended"
 
     def access(self, token_hash: str) -> str:
         return f"{self.base}:access:{token_hash}"
@@ -162,12 +166,20 @@ class OAuthStore:
         await self._redis.set(self.keys.grant(grant_id), record.model_dump_json(), ex=ttl)
 
     async def grant(self, grant_id: str) -> GrantRecord | None:
-        raw = await self._redis.get(self.keys.grant(grant_id))
-        return None if raw is None else GrantRecord.model_validate_json(raw)
+        """The grant, unless it was ended (even if written again since, by an issue
+        that raced with the reuse that ended it)."""
+        raw, ended = await self._redis.mget(
+            [self.keys.grant(grant_id), self.keys.grant_ended(grant_id)]
+        )
+        return None if raw is None or ended is not None else GrantRecord.model_validate_json(raw)
 
-    async def end_grant(self, grant_id: str) -> None:
-        """Every token of the grant stops working at once (they all name it)."""
-        await self._redis.delete(self.keys.grant(grant_id))
+    async def end_grant(self, grant_id: str, ttl: int) -> None:
+        """Every token of the grant stops working at once (they all name it). The
+        tombstone outlives any record of the grant (``ttl``: their longest life)."""
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.set(self.keys.grant_ended(grant_id), b"1", ex=ttl)
+            pipe.delete(self.keys.grant(grant_id))
+            await pipe.execute()
 
     async def put_token(self, token: str, record: TokenRecord, ttl: int) -> None:
         key = self.keys.access if record.kind == "access" else self.keys.refresh
