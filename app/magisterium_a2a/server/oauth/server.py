@@ -292,15 +292,6 @@ class IssuedToken(TokenMixin):  # type: ignore[misc]
     def get_scope(self) -> str:
         return self.record.scope
 
-    def get_expires_in(self) -> int:
-        return 0
-
-    def is_expired(self) -> bool:
-        return False
-
-    def is_revoked(self) -> bool:
-        return False
-
 
 # --- grants and endpoints ---------------------------------------------------
 
