@@ -26,7 +26,8 @@ def test_a_healthy_embedded_setup(settings: Settings) -> None:
     assert "task store: embedded" in text
     assert "catholic_qa (expensive), liturgical_readings (default)" in text
     assert "search mode: BM25" in text
-    assert "identity: opaque tokens only" in text
+    assert "identity: opaque tokens" in text
+    assert "the built-in OAuth server is on" in text
     assert "development mode: the demo tokens are accepted" in text
     assert "All checks passed." in text
 

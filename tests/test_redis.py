@@ -10,7 +10,7 @@ import redis as redis_sync
 
 from magisterium_a2a.server.clock import ManualClock
 from magisterium_a2a.server.config import Settings
-from magisterium_a2a.server.identity import hash_token
+from magisterium_a2a.server.identity import hash_token, owner_key
 from magisterium_a2a.server.storage import Keys
 from tests.support import harness, send_params
 
@@ -21,7 +21,7 @@ async def test_task_is_stored_once_with_ttl_under_the_users_namespace(
     async with harness(redis_settings) as h:
         task = (await h.send(await h.token(user="u/1:{x}"))).json()["result"]
     keys = Keys(redis_settings.key_prefix)
-    key = keys.task("u/1:{x}", task["id"])
+    key = keys.task(owner_key("u/1:{x}"), task["id"])
     assert key == f"{redis_settings.key_prefix}:{{u%2F1%3A%7Bx%7D}}:task:{task['id']}"
     ttl = redis_client.ttl(key)
     assert 86400 - 5 <= ttl <= 86400

@@ -32,6 +32,7 @@ PYTHON_SDK_1X = "a2a-sdk==1.3.0"
 JS_SDK_03 = "@a2a-js/sdk@0.3.14"
 JS_SDK_1X = "@a2a-js/sdk@1.3.0"
 PLAYWRIGHT = "playwright-core@1.65.1"
+MCP_SDK = "mcp==2.3.0"
 
 CHROMIUM = Path("/usr/bin/chromium")
 INSTALL_TIMEOUT = 900

@@ -1,8 +1,9 @@
 """The authenticator: an ``Authorization`` header in, a paying principal out.
 
 Opaque tokens are looked up in the token store (``tokens``), JWTs from an
-external provider verified by ``oidc``, and the demo tokens of development
-mode answered from memory.
+external provider verified by ``oidc``, access tokens of the built-in OAuth
+server by ``oauth``, and the demo tokens of development mode answered from
+memory.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from cachetools import TTLCache
 from magisterium_a2a.server.clock import Clock
 from magisterium_a2a.server.errors import PlanRequired, Unauthorized
 from magisterium_a2a.server.identity import PAID_PLANS, Principal, hash_token
+from magisterium_a2a.server.oauth.service import OAuthService, looks_like_access_token
 from magisterium_a2a.server.oidc import JWTVerifier
 from magisterium_a2a.server.tokens import DEMO_TOKENS, TokenStore
 
@@ -38,8 +40,10 @@ class Authenticator:
         cache_seconds: float = 0,
         cache_size: int = 10_000,
         jwt: JWTVerifier | None = None,
+        oauth: OAuthService | None = None,
     ) -> None:
         self._jwt = jwt
+        self._oauth = oauth
         self._tokens = tokens
         self._clock = clock
         self._demo = (
@@ -62,6 +66,8 @@ class Authenticator:
             return demo
         if self._jwt is not None and looks_like_jwt(token):
             return await self._jwt.verify(token)
+        if self._oauth is not None and looks_like_access_token(token):
+            return await self._access_token(self._oauth, token)
         token_hash = hash_token(token)
         entry = self._cache.get(token_hash) if self._cache is not None else None
         if entry is None:
@@ -76,9 +82,23 @@ class Authenticator:
             raise Unauthorized(data={"reason": "token expired"})
         return principal
 
+    async def _access_token(self, oauth: OAuthService, token: str) -> Principal:
+        """The signed-in user of a built-in access token: the same user (and so the
+        same tasks and limits) as the API token they signed in with."""
+        account = await oauth.verify(token)
+        if account is None:
+            raise Unauthorized(data={"reason": "unknown, expired or revoked access token"})
+        return Principal(
+            user_id=account.user_id,
+            plan=account.plan,
+            per_minute=account.per_minute,
+            qa_per_minute=account.qa_per_minute,
+            token_id=hash_token(token),
+        )
+
     async def confirm(self, principal: Principal) -> None:
         """Raise Unauthorized if a cached principal's token was revoked meanwhile."""
-        if principal.cached and await self._tokens.revoked(principal.user_id, principal.token_id):
+        if principal.cached and await self._tokens.revoked(principal.owner, principal.token_id):
             raise Unauthorized(data={"reason": "token revoked"})
 
     async def authenticate(self, authorization: str | None) -> Principal:

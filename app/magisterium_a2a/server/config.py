@@ -108,6 +108,31 @@ class Settings(BaseSettings):
     )
     jwt_leeway_seconds: float = Field(30.0, ge=0, description="Leeway of exp and nbf")
 
+    # --- OAuth 2.0: the built-in authorization server, or the operator's provider ---
+    oauth_server: bool | None = Field(
+        None,
+        description="Serve the built-in OAuth authorization server (default: on in development "
+        "and test mode, off otherwise; always off when delegating)",
+    )
+    oauth_issuer: str = Field(
+        "",
+        description="Issuer URL of the operator's identity provider; its metadata and keys are "
+        "read at start-up and the built-in server stays off",
+    )
+    oauth_access_token_seconds: int = Field(
+        900, ge=30, le=86_400, description="Lifetime of built-in access tokens"
+    )
+    oauth_refresh_token_seconds: int = Field(
+        2_592_000, ge=300, description="Lifetime of built-in refresh tokens (and unused clients)"
+    )
+    oauth_code_seconds: int = Field(60, ge=5, le=600, description="Lifetime of authorization codes")
+    oauth_registrations_per_hour_per_address: int = Field(
+        20, ge=1, description="Client registrations one address may make per hour"
+    )
+    oauth_registrations_per_hour: int = Field(
+        1000, ge=1, description="Client registrations the server accepts per hour in all"
+    )
+
     # --- integration-test target ---
     test_mode: bool = Field(False, description="Serve the /_test/ scenario API (needs admin_token)")
     admin_token: str = Field("", description="Bearer token of the /_test/ API")
@@ -144,7 +169,22 @@ class Settings(BaseSettings):
 
     @property
     def jwt_enabled(self) -> bool:
-        return bool(self.jwt_issuer)
+        return bool(self.jwt_issuer or self.oauth_issuer)
+
+    @property
+    def oauth_delegated(self) -> bool:
+        """An external provider issues the tokens (``A2A_OAUTH_ISSUER`` or ``A2A_JWT_*``)."""
+        return self.jwt_enabled
+
+    @property
+    def oauth_builtin(self) -> bool:
+        if self.oauth_delegated:
+            return False
+        return (
+            self.oauth_server
+            if self.oauth_server is not None
+            else (self.dev_mode or self.test_mode)
+        )
 
     @model_validator(mode="after")
     def _consistent(self) -> Settings:
@@ -155,6 +195,11 @@ class Settings(BaseSettings):
         ):
             raise ValueError(
                 "A2A_JWT_ISSUER needs A2A_JWT_AUDIENCE and A2A_JWT_JWKS_URL or A2A_JWT_JWKS_FILE"
+            )
+        if self.oauth_server and self.oauth_delegated:
+            raise ValueError(
+                "A2A_OAUTH_SERVER cannot be on while A2A_OAUTH_ISSUER or A2A_JWT_ISSUER "
+                "delegates to another provider"
             )
         for item in self.jwt_plan_values:
             value, _, plan = item.partition("=")

@@ -6,7 +6,8 @@ from __future__ import annotations
 ALLOW_METHODS = "POST, OPTIONS"
 ALLOW_HEADERS = "Content-Type, Authorization"
 EXPOSE_HEADERS = (
-    "Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-ID"
+    "Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-ID, "
+    "WWW-Authenticate"
 )
 
 

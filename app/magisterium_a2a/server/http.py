@@ -68,6 +68,9 @@ async def endpoint(request: Request) -> Response:
 def _reply(runtime: Runtime, request: Request, answer: RPCResponse) -> Response:
     headers = runtime.cors.headers(request.headers.get("origin"))
     headers.update(answer.headers)
+    if answer.status == 401:
+        # RFC 9728 section 5.1: where to find how to get a token.
+        headers["WWW-Authenticate"] = runtime.challenge
     return Response(answer.body, status_code=answer.status, media_type=JSON, headers=headers)
 
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
+from urllib.parse import quote
 
 Plan = Literal["free", "pro", "organization", "enterprise"]
 PLANS: tuple[Plan, ...] = ("free", "pro", "organization", "enterprise")
@@ -25,6 +27,9 @@ class Principal:
     ``token_id`` is the hash of an opaque token (its revocation marker is
     checked in the same Redis round trip as the request's own work);
     ``cached`` says the record came from this process' short-lived cache.
+    ``issuer`` is empty for the operator's own users (API tokens, the built-in
+    OAuth server, demo users) and the ``iss`` of an external provider's JWTs:
+    ``owner``, the user as every store keys them, keeps the two apart.
     """
 
     user_id: str
@@ -33,6 +38,24 @@ class Principal:
     qa_per_minute: int | None = None
     token_id: str = NO_TOKEN_ID
     cached: bool = False
+    issuer: str = ""
+
+    @property
+    def owner(self) -> str:
+        return owner_key(self.user_id, self.issuer)
+
+
+@lru_cache(maxsize=65_536)
+def owner_key(user_id: str, issuer: str = "") -> str:
+    """A user's key in the stores, safe inside a Redis key and hash tag.
+
+    The id is percent-encoded (which never leaves a ``!``), and a user of an
+    external issuer gets ``!`` and the encoded issuer appended: an operator's
+    user and a JWT subject of the same name, or subjects of two issuers,
+    never share tasks or limits.
+    """
+    quoted = quote(user_id, safe="")
+    return quoted if not issuer else f"{quoted}!{quote(issuer, safe='')}"
 
 
 def hash_token(token: str) -> str:

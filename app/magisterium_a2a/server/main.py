@@ -16,7 +16,9 @@ from magisterium_a2a.server.admin import router as admin_router
 from magisterium_a2a.server.clock import Clock, IdFactory
 from magisterium_a2a.server.config import Settings
 from magisterium_a2a.server.http import ENDPOINT, endpoint, router
-from magisterium_a2a.server.runtime import RegistryFactory, build_runtime
+from magisterium_a2a.server.oauth.delegation import discover
+from magisterium_a2a.server.oauth.routes import build_router
+from magisterium_a2a.server.runtime import RegistryFactory, build_runtime, runtime_of
 from magisterium_a2a.server.tokens import DEMO_TOKENS
 
 log = logging.getLogger(__name__)
@@ -35,16 +37,22 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        provider = None
+        if settings.oauth_issuer:
+            provider = await discover(settings.oauth_issuer, settings.redis_timeout_seconds * 2)
         runtime = build_runtime(
             settings,
             clock=clock,
             ids=ids,
             registry_factory=registry_factory,
             plugin_settings=plugin_settings,
+            provider=provider,
         )
         app.state.runtime = runtime
         if settings.test_mode:
             log.warning("TEST MODE: the /_test/ scenario API is enabled. Never in production.")
+        if settings.oauth_builtin:
+            log.info("OAuth: the built-in authorization server is on (%s)", settings.public_url)
         if settings.dev_mode:
             log.warning(
                 "DEVELOPMENT MODE: demo tokens %s are accepted. Never expose this server.",
@@ -80,6 +88,7 @@ def create_app(
     # matching would only cost time (measured in bench/).
     app.add_route(ENDPOINT, endpoint, methods=["POST"])
     app.include_router(router)
+    app.include_router(build_router(lambda request: runtime_of(request).oauth))
     if settings.test_mode:
         app.include_router(admin_router)
     return app

@@ -112,11 +112,11 @@ class A2AMethods:
         if skill.cheap:
             # A cheap skill runs first, so that admission and storage share one round trip.
             task = await self._execute(principal, skill, message, forced)
-            payload, state = await self._store.admit_and_save(principal.user_id, task, admission)
+            payload, state = await self._store.admit_and_save(principal.owner, task, admission)
         else:
             state = await self._limiter.hit(admission)
             task = await self._execute(principal, skill, message, forced)
-            payload = await self._store.save(principal.user_id, task)
+            payload = await self._store.save(principal.owner, task)
         return Result(payload, state.headers(), task.status.state)
 
     def skill_of(self, request: JSONRPCRequest) -> str | None:
@@ -136,13 +136,13 @@ class A2AMethods:
         context_id = message.context_id or self._ids.uuid()
         incoming = message.model_copy(update={"task_id": task_id, "context_id": context_id})
         context = SkillContext(
-            user_id=principal.user_id,
+            user_id=principal.owner,
             plan=principal.plan,
             task_id=task_id,
             context_id=context_id,
             ids=self._ids,
             clock=self._clock,
-            earlier_tasks=lambda: self._store.context_tasks(principal.user_id, context_id),
+            earlier_tasks=lambda: self._store.context_tasks(principal.owner, context_id),
         )
         if forced is not None:
             return self._failed(skill, incoming, context, forced)
@@ -150,7 +150,7 @@ class A2AMethods:
 
     async def get(self, principal: Principal, params: TaskQueryParams) -> Result:
         if params.history_length is None:
-            payload = await self._store.get_json(principal.user_id, params.id, principal.token_id)
+            payload = await self._store.get_json(principal.owner, params.id, principal.token_id)
             if payload is None:
                 raise TaskNotFound(data={"id": params.id})
             return Result(payload)
@@ -168,10 +168,10 @@ class A2AMethods:
             )
         status = TaskStatus(state="canceled", timestamp=iso_timestamp(self._clock.now()))
         canceled = task.model_copy(update={"status": status})
-        return Result(await self._store.save(principal.user_id, canceled))
+        return Result(await self._store.save(principal.owner, canceled))
 
     async def _owned(self, principal: Principal, task_id: str) -> Task:
-        task = await self._store.get(principal.user_id, task_id, principal.token_id)
+        task = await self._store.get(principal.owner, task_id, principal.token_id)
         if task is None:
             raise TaskNotFound(data={"id": task_id})
         return task

@@ -13,6 +13,7 @@ are accepted, never ``none``.
 from __future__ import annotations
 
 import asyncio
+import math
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from magisterium_a2a.server.errors import InternalError, Unauthorized
 from magisterium_a2a.server.identity import PLANS, Plan, Principal, hash_token
 
 MIN_REFETCH_SECONDS = 10.0
+MAX_NUMERIC_DATE = 253_402_300_799  # 9999-12-31T23:59:59Z
 MAX_KEYS_AGE_SECONDS = 3600.0
 ASYMMETRIC = frozenset(
     {"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"}
@@ -125,15 +127,22 @@ class JWTVerifier:
         subject = claims["sub"]
         if not isinstance(subject, str) or not subject:
             raise Unauthorized(data={"reason": "the token has no subject"})
-        return Principal(user_id=subject, plan=self._plan(claims), token_id=hash_token(token))
+        return Principal(
+            user_id=subject,
+            plan=self._plan(claims),
+            token_id=hash_token(token),
+            issuer=self._issuer,
+        )
 
     def _check_times(self, claims: dict[str, Any]) -> None:
         now = self._clock.now()
-        try:
-            expires = float(claims["exp"])
-            not_before = float(claims.get("nbf", now))
-        except (TypeError, ValueError):
-            raise Unauthorized(data={"reason": "malformed time claims"}) from None
+        expires = _numeric_date(claims, "exp")
+        not_before = _numeric_date(claims, "nbf")
+        _numeric_date(claims, "iat")
+        if expires is None:
+            raise Unauthorized(data={"reason": "missing claim 'exp'"})
+        if not_before is None:
+            not_before = now
         if expires + self._leeway <= now:
             raise Unauthorized(data={"reason": "token expired"})
         if not_before - self._leeway > now:
@@ -153,6 +162,21 @@ class JWTVerifier:
                 if plan == known:
                     return known
         return "free"
+
+
+def _numeric_date(claims: dict[str, Any], name: str) -> float | None:
+    """RFC 7519 NumericDate: a JSON number, here also finite and within the years
+    0001-9999 (``"inf"``, ``NaN`` and ``1e400`` never expire otherwise)."""
+    if name not in claims:
+        return None
+    value = claims[name]
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise Unauthorized(data={"reason": f"claim {name!r} is not a number"})
+    if isinstance(value, float) and not math.isfinite(value):
+        raise Unauthorized(data={"reason": f"claim {name!r} is not a finite number"})
+    if not -MAX_NUMERIC_DATE <= value <= MAX_NUMERIC_DATE:
+        raise Unauthorized(data={"reason": f"claim {name!r} is out of range"})
+    return float(value)
 
 
 def _reason(exc: jwt.InvalidTokenError) -> str:

@@ -37,6 +37,7 @@ __all__ = [
     "AgentCard",
     "AgentSkill",
     "Artifact",
+    "AuthorizationCodeOAuthFlow",
     "DataPart",
     "FilePart",
     "FileWithBytes",
@@ -45,6 +46,8 @@ __all__ = [
     "JSONRPCRequest",
     "Message",
     "MessageSendParams",
+    "OAuth2SecurityScheme",
+    "OAuthFlows",
     "Part",
     "RequestId",
     "Task",
@@ -120,6 +123,29 @@ class HTTPAuthSecurityScheme(Wire):
     description: StrictStr | None = None
 
 
+class AuthorizationCodeOAuthFlow(Wire):
+    authorization_url: StrictStr
+    token_url: StrictStr
+    refresh_url: StrictStr | None = None
+    scopes: dict[str, StrictStr]
+
+
+class OAuthFlows(Wire):
+    authorization_code: AuthorizationCodeOAuthFlow
+
+
+class OAuth2SecurityScheme(Wire):
+    type: Literal["oauth2"] = "oauth2"
+    flows: OAuthFlows
+    oauth2_metadata_url: StrictStr | None = None
+    description: StrictStr | None = None
+
+
+SecurityScheme = Annotated[
+    HTTPAuthSecurityScheme | OAuth2SecurityScheme, Field(discriminator="type")
+]
+
+
 class AgentCard(Wire):
     name: StrictStr
     description: StrictStr
@@ -130,6 +156,6 @@ class AgentCard(Wire):
     capabilities: AgentCapabilities
     default_input_modes: list[StrictStr]
     default_output_modes: list[StrictStr]
-    security_schemes: dict[str, HTTPAuthSecurityScheme]
+    security_schemes: dict[str, SecurityScheme]
     security: list[dict[str, list[StrictStr]]]
     skills: list[AgentSkill]

@@ -124,8 +124,8 @@ class RateLimiter:
     def admission(self, principal: Principal, cost: CostClass) -> Admission:
         return Admission(
             bucket=cost.value,
-            bucket_key=self._keys.bucket(principal.user_id, cost.value),
-            revoked_key=self._keys.revoked(principal.user_id, principal.token_id),
+            bucket_key=self._keys.bucket(principal.owner, cost.value),
+            revoked_key=self._keys.revoked(principal.owner, principal.token_id),
             limit=self.limit_for(principal, cost),
             now_ms=int(self._clock.now() * 1000),
             key_ttl_ms=self._key_ttl_ms,

@@ -28,6 +28,9 @@ from magisterium_a2a.server.clock import (
 from magisterium_a2a.server.config import Settings
 from magisterium_a2a.server.cors import CorsPolicy
 from magisterium_a2a.server.methods import A2AMethods
+from magisterium_a2a.server.oauth.delegation import Provider
+from magisterium_a2a.server.oauth.routes import OAuthSurface
+from magisterium_a2a.server.oauth.setup import build_oauth
 from magisterium_a2a.server.observability import Call, Metrics, log_call
 from magisterium_a2a.server.oidc import JWTVerifier
 from magisterium_a2a.server.ratelimit import RateLimiter
@@ -61,6 +64,8 @@ class Runtime:
     testmode: TestMode | None
     recorder: Recorder | None
     metrics: Metrics
+    oauth: OAuthSurface
+    challenge: str
 
     async def ready(self) -> bool:
         return await self.store.ping()
@@ -84,8 +89,12 @@ def build_runtime(
     ids: IdFactory | None,
     registry_factory: RegistryFactory | None = None,
     plugin_settings: Iterable[PluginSettings] = (),
+    provider: Provider | None = None,
 ) -> Runtime:
-    """Build every long-lived object of one server process, once, at start-up."""
+    """Build every long-lived object of one server process, once, at start-up.
+
+    ``provider`` is the operator's identity provider, discovered beforehand
+    (``A2A_OAUTH_ISSUER``) since that needs the network."""
     keys = Keys(settings.key_prefix)
     redis = connect(settings)
     if settings.deterministic:
@@ -100,13 +109,15 @@ def build_runtime(
     store = RedisTaskStore(redis, keys, settings.task_ttl_seconds, clock)
     limiter = RateLimiter(redis, keys, settings, clock)
     tokens = token_store(settings, redis, keys)
+    oauth = build_oauth(settings, redis, clock, tokens, provider)
     auth = Authenticator(
         tokens,
         clock,
         demo_tokens=settings.dev_mode,
         # The embedded token file is its own cache, re-read when it changes.
         cache_seconds=0 if settings.embedded else settings.token_cache_seconds,
-        jwt=JWTVerifier(settings, clock) if settings.jwt_enabled else None,
+        jwt=JWTVerifier(oauth.jwt_settings, clock) if oauth.jwt_settings is not None else None,
+        oauth=oauth.service,
     )
     env = SkillEnvironment(clock=clock, data_dir=settings.data_dir, settings=plugin_settings)
     registry = (
@@ -140,11 +151,13 @@ def build_runtime(
         registry=registry,
         dispatcher=Dispatcher(methods, auth, settings.max_batch, faults=testmode, observe=observe),
         cors=CorsPolicy(settings.cors_origins, settings.cors_max_age_seconds),
-        card_json=build_card(settings, registry).to_json(),
+        card_json=build_card(settings, registry, oauth.card).to_json(),
         env=env,
         testmode=testmode,
         recorder=Recorder(settings.record_dir) if settings.record_dir else None,
         metrics=metrics,
+        oauth=oauth.surface,
+        challenge=oauth.challenge,
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from typing import Any, cast
-from urllib.parse import quote, urlsplit
+from urllib.parse import urlsplit
 
 import fakeredis
 from redis.asyncio import Redis
@@ -75,9 +75,9 @@ def _host_port(node: str) -> tuple[str, int]:
 
 
 @lru_cache(maxsize=65_536)
-def _user_tag(user_id: str) -> str:
-    """A user's hash tag: any user id, made safe for a key (quoted on every request before)."""
-    return "{" + quote(user_id, safe="") + "}"
+def _user_tag(owner: str) -> str:
+    """A user's hash tag, from ``identity.owner_key`` (already safe for a key)."""
+    return "{" + owner + "}"
 
 
 def text(value: bytes | str) -> str:
@@ -91,21 +91,24 @@ class Keys:
     def __init__(self, prefix: str) -> None:
         self.prefix = prefix
 
-    def user_tag(self, user_id: str) -> str:
-        return _user_tag(user_id)
+    # Per-user keys take the user's ``owner`` key (``Principal.owner``), which
+    # separates users of different issuers.
 
-    def task(self, user_id: str, task_id: str) -> str:
-        return f"{self.prefix}:{self.user_tag(user_id)}:task:{task_id}"
+    def user_tag(self, owner: str) -> str:
+        return _user_tag(owner)
 
-    def context(self, user_id: str, context_id: str) -> str:
-        return f"{self.prefix}:{self.user_tag(user_id)}:ctx:{context_id}"
+    def task(self, owner: str, task_id: str) -> str:
+        return f"{self.prefix}:{self.user_tag(owner)}:task:{task_id}"
 
-    def bucket(self, user_id: str, bucket: str) -> str:
-        return f"{self.prefix}:{self.user_tag(user_id)}:limit:{bucket}"
+    def context(self, owner: str, context_id: str) -> str:
+        return f"{self.prefix}:{self.user_tag(owner)}:ctx:{context_id}"
 
-    def revoked(self, user_id: str, token_id: str) -> str:
+    def bucket(self, owner: str, bucket: str) -> str:
+        return f"{self.prefix}:{self.user_tag(owner)}:limit:{bucket}"
+
+    def revoked(self, owner: str, token_id: str) -> str:
         """Exists for a while after the token ``token_id`` of this user is revoked."""
-        return f"{self.prefix}:{self.user_tag(user_id)}:revoked:{token_id}"
+        return f"{self.prefix}:{self.user_tag(owner)}:revoked:{token_id}"
 
     def token(self, token_hash: str) -> str:
         return f"{self.prefix}:token:{token_hash}"

@@ -35,6 +35,7 @@ from magisterium_a2a.server.errors import (
     Unauthorized,
 )
 from magisterium_a2a.server.identity import Principal, hash_token
+from magisterium_a2a.server.oauth.store import OAuthKeys
 from magisterium_a2a.server.storage import Keys, text
 
 DEFAULT_RETRY_AFTER = 30
@@ -194,11 +195,16 @@ class TestMode:
     # --- tasks and reset -----------------------------------------------------
 
     async def expire_task(self, principal: Principal, task_id: str) -> bool:
-        return bool(await self._redis.delete(self._keys.task(principal.user_id, task_id)))
+        return bool(await self._redis.delete(self._keys.task(principal.owner, task_id)))
 
     async def reset(self) -> int:
-        """Forget tasks, contexts, buckets, scenarios and the clock; tokens stay."""
-        keep = (f"{self._keys.prefix}:token:", self._keys.token_index)
+        """Forget tasks, contexts, buckets, scenarios and the clock; tokens stay, and
+        so do OAuth clients and sessions (credentials, like tokens)."""
+        keep = (
+            f"{self._keys.prefix}:token:",
+            self._keys.token_index,
+            OAuthKeys(self._keys.prefix).base + ":",
+        )
         doomed = [
             key
             async for key in self._redis.scan_iter(match=f"{self._keys.prefix}:*", count=1000)

@@ -22,7 +22,7 @@ import orjson
 from pydantic import BaseModel, Field, ValidationError
 from redis.asyncio import Redis
 
-from magisterium_a2a.server.identity import Plan, Principal
+from magisterium_a2a.server.identity import Plan, Principal, owner_key
 from magisterium_a2a.server.storage import Keys, text
 
 TOKEN_PREFIX = "mag_"
@@ -69,7 +69,7 @@ class TokenStore(ABC):
     @abstractmethod
     async def all(self) -> dict[str, TokenRecord]: ...
 
-    async def revoked(self, user_id: str, token_id: str) -> bool:
+    async def revoked(self, owner: str, token_id: str) -> bool:
         """Whether the token was revoked since a server may have cached it."""
         return False
 
@@ -103,15 +103,15 @@ class RedisTokenStore(TokenStore):
         record = await self.get(token_hash)
         async with self._redis.pipeline(transaction=False) as pipe:
             if record is not None:
-                marker = self._keys.revoked(record.user_id, token_hash)
+                marker = self._keys.revoked(owner_key(record.user_id), token_hash)
                 pipe.set(marker, b"1", ex=self._marker_seconds)
             pipe.delete(self._keys.token(token_hash))
             pipe.srem(self._keys.token_index, token_hash)
             *_, deleted, _ = await pipe.execute()
         return bool(deleted)
 
-    async def revoked(self, user_id: str, token_id: str) -> bool:
-        return bool(await self._redis.exists(self._keys.revoked(user_id, token_id)))
+    async def revoked(self, owner: str, token_id: str) -> bool:
+        return bool(await self._redis.exists(self._keys.revoked(owner, token_id)))
 
     async def all(self) -> dict[str, TokenRecord]:
         hashes = sorted(map(text, await self._redis.smembers(self._keys.token_index)))

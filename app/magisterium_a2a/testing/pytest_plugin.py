@@ -7,6 +7,9 @@ Installing the package registers it (entry point ``pytest11``). It offers:
 - ``magisterium`` (function): the same server, reset before the test;
 - ``magisterium_server_env`` (session): extra ``A2A_*`` settings for the
   server; override it in your ``conftest.py`` (e.g. ``A2A_DETERMINISTIC``).
+
+``magisterium.oauth_login(plan)`` signs in through the built-in OAuth server
+(discovery, registration, authorization code with PKCE) and returns the tokens.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import httpx
 import pytest
 
 from magisterium_a2a.testing.admin_client import AdminClient
+from magisterium_a2a.testing.oauth import OAuthLogin, oauth_login
 
 PLANS = ("free", "pro", "organization", "enterprise")
 START_TIMEOUT = 60.0
@@ -130,6 +134,11 @@ class MagisteriumServer:
     @property
     def card_url(self) -> str:
         return f"{self.base_url}/.well-known/agent.json"
+
+    def oauth_login(self, plan: str = "pro", *, api_token: str | None = None) -> OAuthLogin:
+        """Run the whole OAuth flow (discovery, registration, code with PKCE, token)
+        as the user of ``api_token``, by default the session's token of ``plan``."""
+        return oauth_login(self.base_url, api_token or self.tokens[plan])
 
     def issue_token(self, plan: str = "pro", user: str | None = None, **limits: Any) -> str:
         """A new token; ``limits``: ``expiresIn``, ``perMinute``, ``qaPerMinute``."""

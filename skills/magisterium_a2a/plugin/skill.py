@@ -35,6 +35,8 @@ class SkillContext:
     """What a handler knows about the call besides the message itself."""
 
     user_id: str
+    """The caller, unique across credential kinds: the operator's user id (percent-encoded),
+    or for a user of an external identity provider, their ``sub``, ``!`` and the issuer."""
     plan: str
     task_id: str
     context_id: str

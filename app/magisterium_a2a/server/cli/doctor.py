@@ -17,6 +17,8 @@ from magisterium_a2a.server.cli.knowledge import knowledge_report
 from magisterium_a2a.server.clock import SystemClock
 from magisterium_a2a.server.config import Settings
 from magisterium_a2a.server.errors import RPCError
+from magisterium_a2a.server.oauth.delegation import DiscoveryError, discover
+from magisterium_a2a.server.oauth.setup import DelegationError, delegated_jwt_settings
 from magisterium_a2a.server.oidc import JWTVerifier
 from magisterium_a2a.server.registry import SkillLoadError, SkillRegistry
 from magisterium_a2a.server.runtime import token_store
@@ -104,8 +106,26 @@ def _missing_default(settings: Settings) -> int:
 
 def _identity(settings: Settings) -> int:
     if not settings.jwt_enabled:
-        out.print("[bold]identity:[/bold] opaque tokens only (no A2A_JWT_ISSUER)")
+        oauth = "on" if settings.oauth_builtin else "off (A2A_OAUTH_SERVER)"
+        out.print(
+            "[bold]identity:[/bold] opaque tokens (no A2A_OAUTH_ISSUER or A2A_JWT_ISSUER); "
+            f"the built-in OAuth server is {oauth}"
+        )
         return 0
+    provider = None
+    if settings.oauth_issuer:
+        try:
+            provider = asyncio.run(
+                discover(settings.oauth_issuer, settings.redis_timeout_seconds * 2)
+            )
+        except DiscoveryError as exc:
+            err.print(f"[red]identity:[/red] {exc}")
+            return 1
+    try:
+        settings = delegated_jwt_settings(settings, provider)
+    except DelegationError as exc:
+        err.print(f"[red]identity:[/red] {exc}")
+        return 1
     verifier = JWTVerifier(settings, SystemClock())
     try:
         keys = asyncio.run(verifier.key_count())

@@ -1,0 +1,197 @@
+"""The built-in authorization server as the routes and the authenticator use it.
+
+Each operation runs authlib in a worker thread (see ``server``); the checks
+of an access token at the endpoint run on the event loop, straight on the
+store: the access token's record, its grant (ended by reuse or revocation),
+and the API token the user signed in with (ended by ``tokens revoke``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+from urllib.parse import urlencode
+
+from authlib.oauth2.rfc6749 import InsecureTransportError, OAuth2Error
+from redis.exceptions import RedisError
+
+from magisterium_a2a.server.oauth.discovery import (
+    AuthorizationServerMetadata,
+    OAuthConfig,
+    authorization_server_metadata,
+)
+from magisterium_a2a.server.oauth.server import (
+    Accounts,
+    Answer,
+    AuthorizationServer,
+    Clock,
+    FormRequest,
+    json_request,
+)
+from magisterium_a2a.server.oauth.store import ACCESS_PREFIX, Account, OAuthStore
+
+T = TypeVar("T")
+HOUR = 3600
+
+
+@dataclass(frozen=True)
+class Consent:
+    """A valid authorization request, waiting for the user's decision."""
+
+    request: FormRequest
+    grant: Any
+    client_name: str | None
+    client_id: str
+    redirect_uri: str | None
+    scope: str
+
+
+class StoreUnavailable(Exception):
+    """The store did not answer: the request may be tried again later (HTTP 503)."""
+
+
+def looks_like_access_token(token: str) -> bool:
+    return token.startswith(ACCESS_PREFIX)
+
+
+def insecure(description: str = "OAuth needs https (or a loopback address).") -> Answer:
+    return Answer(400, {"error": "insecure_transport", "error_description": description}, [])
+
+
+class OAuthService:
+    def __init__(
+        self, store: OAuthStore, config: OAuthConfig, clock: Clock, accounts: Accounts
+    ) -> None:
+        self.store = store
+        self.config = config
+        self.clock = clock
+        self.accounts = accounts
+        self.server = AuthorizationServer(store, config, clock, accounts)
+        self.metadata: AuthorizationServerMetadata = authorization_server_metadata(config)
+
+    async def _run(self, work: Callable[[], T]) -> T:
+        self.server.bridge.loop = asyncio.get_running_loop()
+        try:
+            return await asyncio.to_thread(work)
+        except (RedisError, OSError, TimeoutError) as exc:
+            raise StoreUnavailable from exc
+
+    def form_request(
+        self,
+        method: str,
+        path: str,
+        headers: Mapping[str, str],
+        query: list[tuple[str, str]],
+        form: list[tuple[str, str]],
+    ) -> FormRequest:
+        """authlib's view of a request; raises InsecureTransportError on plain http."""
+        uri = self.config.url(path) + ("?" + urlencode(query) if query else "")
+        return FormRequest(method, uri, headers, query, form)
+
+    # --- the authorization endpoint -------------------------------------------
+
+    async def consent(self, request: FormRequest) -> Consent | Answer:
+        """Validate an authorization request: what to ask the user, or the error answer
+        (a redirect to the client when its redirect URI is known, else a 400)."""
+
+        def work() -> Consent | Answer:
+            try:
+                grant = self.server.get_consent_grant(request)
+            except OAuth2Error as error:
+                answer: Answer = self.server.handle_error_response(request, error)
+                return answer
+            client = request.client
+            return Consent(
+                request=request,
+                grant=grant,
+                client_name=client.record.client_name,
+                client_id=client.get_client_id(),
+                redirect_uri=request.payload.redirect_uri or client.get_default_redirect_uri(),
+                scope=request.scope,
+            )
+
+        return await self._run(work)
+
+    async def decide(self, consent: Consent, account: Account | None) -> Answer:
+        """Redirect to the client with a code (approved) or ``access_denied`` (None)."""
+
+        def work() -> Answer:
+            answer: Answer = self.server.create_authorization_response(
+                consent.request, grant_user=account, grant=consent.grant
+            )
+            return answer
+
+        return await self._run(work)
+
+    # --- token, revocation, registration --------------------------------------
+
+    async def token(self, request: FormRequest) -> Answer:
+        def work() -> Answer:
+            answer: Answer = self.server.create_token_response(request)
+            return answer
+
+        return await self._run(work)
+
+    async def revoke(self, request: FormRequest) -> Answer:
+        def work() -> Answer:
+            answer: Answer = self.server.create_endpoint_response("revocation", request)
+            return answer
+
+        return await self._run(work)
+
+    async def register(self, headers: Mapping[str, str], document: Any, address: str) -> Answer:
+        """RFC 7591 registration, after the flood limits (per address, and overall)."""
+        window = int(self.clock.now() // HOUR)
+        try:
+            mine = await self.store.count_registration(address, window, 2 * HOUR)
+            everyone = await self.store.count_registration("*", window, 2 * HOUR)
+        except (RedisError, OSError, TimeoutError) as exc:
+            raise StoreUnavailable from exc
+        if (
+            mine > self.config.registrations_per_hour_per_address
+            or everyone > self.config.registrations_per_hour
+        ):
+            retry = str(max(1, int((window + 1) * HOUR - self.clock.now())))
+            body = {
+                "error": "invalid_request",
+                "error_description": "too many client registrations; try again later",
+            }
+            return Answer(429, body, [("Retry-After", retry)])
+        if not isinstance(document, dict):
+            body = {
+                "error": "invalid_client_metadata",
+                "error_description": "the body is a JSON object of client metadata",
+            }
+            return Answer(400, body, [])
+        try:
+            request = json_request(self.config.url("/oauth/register"), headers, document)
+        except InsecureTransportError:
+            return insecure()
+
+        def work() -> Answer:
+            answer: Answer = self.server.create_endpoint_response("client_registration", request)
+            return answer
+
+        return await self._run(work)
+
+    # --- at the A2A endpoint ----------------------------------------------------
+
+    async def sign_in(self, api_token: str) -> Account | None:
+        try:
+            return await self.accounts.sign_in(api_token)
+        except (RedisError, OSError, TimeoutError) as exc:
+            raise StoreUnavailable from exc
+
+    async def verify(self, token: str) -> Account | None:
+        """The account an access token acts for, if it is valid now."""
+        record = await self.store.token(token, "access")
+        if record is None or record.expires_at <= self.clock.now():
+            return None
+        grant = await self.store.grant(record.grant_id)
+        if grant is None or grant.resource != self.config.resource:
+            return None
+        if not await self.accounts.alive(grant.account):
+            return None
+        return grant.account
