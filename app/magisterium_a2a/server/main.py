@@ -12,11 +12,11 @@ from fastapi import FastAPI
 
 from magisterium_a2a.plugin import PluginSettings
 from magisterium_a2a.server import __version__, transport
-from magisterium_a2a.server.admin import router as admin_router
 from magisterium_a2a.server.clock import Clock, IdFactory
 from magisterium_a2a.server.config import Settings
 from magisterium_a2a.server.http import ENDPOINT, endpoint, router
 from magisterium_a2a.server.runtime import RegistryFactory, build_runtime
+from magisterium_a2a.server.testmode.api import router as testmode_router
 from magisterium_a2a.server.tokens import DEMO_TOKENS
 
 log = logging.getLogger(__name__)
@@ -81,7 +81,7 @@ def create_app(
     app.add_route(ENDPOINT, endpoint, methods=["POST"])
     app.include_router(router)
     if settings.test_mode:
-        app.include_router(admin_router)
+        app.include_router(testmode_router)
     return app
 
 
