@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from magisterium_a2a.plugin import CostClass
 from magisterium_a2a.server.clock import Clock
@@ -46,9 +47,9 @@ class RateLimitState:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Admission:
-    """One request's claim on a bucket, for an admission script to evaluate."""
+class Admission(NamedTuple):
+    """One request's claim on a bucket, for an admission script to evaluate
+    (a tuple: built on every request)."""
 
     bucket: str
     limit: int
@@ -92,18 +93,14 @@ class RateLimiter:
         limit = self.limit_for(principal, cost)
         now_ms = int(self._clock.now() * 1000)
         return Admission(
-            bucket=cost.value,
-            limit=limit,
-            keys=AdmitKeys(
-                bucket=self._keys.bucket(principal.user_id, cost.value),
-                revoked=self._keys.revoked(principal.user_id, principal.token_id),
+            cost.value,
+            limit,
+            AdmitKeys(
+                self._keys.bucket(principal.user_id, cost.value),
+                self._keys.revoked(principal.user_id, principal.token_id),
             ),
-            args=AdmitArgs(
-                now_ms=now_ms,
-                window_ms=WINDOW_MS,
-                limit=limit,
-                member=f"{now_ms}-{os.urandom(6).hex()}",
-                bucket_ttl_ms=self._key_ttl_ms,
+            AdmitArgs(
+                now_ms, WINDOW_MS, limit, f"{now_ms}-{os.urandom(6).hex()}", self._key_ttl_ms
             ),
         )
 
