@@ -96,29 +96,27 @@ def source(name: str, keys: tuple[str, ...], args: tuple[str, ...]) -> str:
 class _Script:
     """One script on one client: EVALSHA, and SCRIPT LOAD first when the server lacks it."""
 
-    def __init__(self, redis: Redis, text: str) -> None:
+    def __init__(self, redis: Redis, name: str, keys: tuple[str, ...], args: tuple[str, ...]):
         self._redis = redis
-        self._text = text
-        self._sha = sha1(text.encode(), usedforsecurity=False).hexdigest()
+        self._text = source(name, keys, args)
+        self._sha = sha1(self._text.encode(), usedforsecurity=False).hexdigest()
+        self._key_count = len(keys)
 
-    async def __call__(self, key_count: int, *values: str | bytes | int) -> Any:
+    async def __call__(self, *values: str | bytes | int) -> Any:
+        """Run with the keys' values, then the arguments' (in their declared order)."""
         try:
-            return await self._redis.evalsha(self._sha, key_count, *values)
+            return await self._redis.evalsha(self._sha, self._key_count, *values)
         except NoScriptError:
             await self._redis.script_load(self._text)
-            return await self._redis.evalsha(self._sha, key_count, *values)
-
-
-def _bind(redis: Redis, name: str, keys: tuple[str, ...], args: tuple[str, ...]) -> _Script:
-    return _Script(redis, source(name, keys, args))
+            return await self._redis.evalsha(self._sha, self._key_count, *values)
 
 
 class Scripts:
     """The scripts, bound to one client; each call is one round trip."""
 
     def __init__(self, redis: Redis) -> None:
-        self._admit = _bind(redis, "admit", AdmitKeys._fields, AdmitArgs._fields)
-        self._admit_and_save = _bind(
+        self._admit = _Script(redis, "admit", AdmitKeys._fields, AdmitArgs._fields)
+        self._admit_and_save = _Script(
             redis,
             "admit_and_save",
             AdmitKeys._fields + SaveKeys._fields,
@@ -127,10 +125,10 @@ class Scripts:
 
     async def admit(self, keys: AdmitKeys, args: AdmitArgs) -> Verdict:
         """Take one request from the bucket, unless full or the token is revoked."""
-        return Verdict.of(await self._admit(2, *keys, *args))
+        return Verdict.of(await self._admit(*keys, *args))
 
     async def admit_and_save(
         self, keys: AdmitKeys, args: AdmitArgs, save_keys: SaveKeys, save_args: SaveArgs
     ) -> Verdict:
         """Admit as ``admit`` and, only if admitted, store the task and extend its context."""
-        return Verdict.of(await self._admit_and_save(4, *keys, *save_keys, *args, *save_args))
+        return Verdict.of(await self._admit_and_save(*keys, *save_keys, *args, *save_args))

@@ -9,8 +9,8 @@ without sleeping. Everything lives in the store (keys in ``storage.keys``), so
 it holds across worker processes and replicas.
 
 - ``state``: ``TestMode`` (scenarios, clock, expiry, reset) and the ``Faults``
-  hooks the request path calls, only when the test mode is on (one ``None``
-  check per request otherwise);
+  hooks the request path calls only when the test mode is on (otherwise each
+  hook costs one ``None`` check: ``http.py``, ``rpc.py``, ``methods.py``);
 - ``api``: the ``/_test/`` HTTP API, mounted only in test mode, behind
   ``A2A_ADMIN_TOKEN``;
 - ``cli``: ``magisterium-a2a test ...``, which drives that API.
