@@ -181,6 +181,47 @@ async def test_bad_clock_requests_are_clear_errors(t: Harness, body: dict[str, A
 
 
 @pytest.mark.parametrize(
+    "body",
+    [
+        b'{"now": 1e20}',
+        b'{"now": -1}',
+        b'{"now": "0001-01-01T00:00:00Z"}',
+        b'{"now": "9999-06-01T00:00:00Z"}',
+        b'{"now": 1e400}',
+        b'{"advance": 1e308}',
+        b'{"advance": -1e308}',
+        b'{"advance": Infinity}',
+        b'{"advance": NaN}',
+    ],
+)
+async def test_a_clock_no_timestamp_can_show_is_refused_and_changes_nothing(
+    t: Harness, body: bytes
+) -> None:
+    headers = {"Authorization": f"Bearer {ADMIN}", "Content-Type": "application/json"}
+    await admin(t, "POST", "/clock", {"now": "2027-03-19T08:00:00Z"})
+    response = await t.client.post("/_test/clock", content=body, headers=headers)
+    assert response.status_code == 422, response.text
+    assert "detail" in response.json()
+    assert (await admin(t, "GET", "/clock"))["now"].startswith("2027-03-19T08:00:0")
+    task = (await t.send(await t.token())).json()["result"]
+    assert task["status"]["timestamp"].startswith("2027-03-19T08:00:0")
+
+
+async def test_the_clock_stops_at_the_year_9999(t: Harness) -> None:
+    await admin(t, "POST", "/clock", {"now": "9998-12-31T00:00:00Z"})
+    past_the_end = await t.client.post(
+        "/_test/clock", json={"advance": 2 * 86400}, headers={"Authorization": f"Bearer {ADMIN}"}
+    )
+    assert past_the_end.status_code == 422
+    assert "9999" in past_the_end.json()["detail"]
+    last_minute = await admin(t, "POST", "/clock", {"advance": 86400 - 60})
+    assert last_minute["now"].startswith("9998-12-31T23:59:0")
+    task = (await t.send(await t.token())).json()["result"]
+    assert task["status"]["timestamp"].startswith("9998-12-31T23:59:0")
+    assert (await admin(t, "POST", "/clock", {"now": 0}))["now"] == "1970-01-01T00:00:00.000Z"
+
+
+@pytest.mark.parametrize(
     "spec",
     [
         {"kind": "error", "code": -32099},

@@ -12,13 +12,13 @@ from fastapi import FastAPI
 
 from magisterium_a2a.plugin import PluginSettings
 from magisterium_a2a.server import __version__, transport
-from magisterium_a2a.server.admin import router as admin_router
 from magisterium_a2a.server.clock import Clock, IdFactory
 from magisterium_a2a.server.config import Settings
 from magisterium_a2a.server.http import ENDPOINT, endpoint, router
 from magisterium_a2a.server.oauth.delegation import discover
 from magisterium_a2a.server.oauth.routes import build_router
 from magisterium_a2a.server.runtime import RegistryFactory, build_runtime, runtime_of
+from magisterium_a2a.server.testmode.api import router as testmode_router
 from magisterium_a2a.server.tokens import DEMO_TOKENS
 
 log = logging.getLogger(__name__)
@@ -90,7 +90,7 @@ def create_app(
     app.include_router(router)
     app.include_router(build_router(lambda request: runtime_of(request).oauth))
     if settings.test_mode:
-        app.include_router(admin_router)
+        app.include_router(testmode_router)
     return app
 
 

@@ -1,9 +1,11 @@
-"""Per-user rate limits in two buckets: an exact moving window in Redis.
+"""Per-user rate limits in two buckets: an exact moving window, as policy.
 
-Each bucket is a sorted set of the admission times (ms) of the last requests;
-one Lua call drops what left the window, counts, and admits or rejects, so N
-parallel requests against a bucket of size L admit exactly L on any number of
-processes. The same script runs on the embedded fakeredis.
+Which bucket a request draws on, its limit (plan defaults, an enterprise
+token's own) and what a verdict means (headers, 429, 401) are decided here;
+the window itself is one Lua script in the storage package
+(``storage/lua/admission.lua``), which drops what left the window, counts, and
+admits or rejects atomically, so N parallel requests against a bucket of size L
+admit exactly L on any number of processes, on Redis and the embedded fakeredis.
 
 Why not the ``limits`` library, which this started on: its storages read the
 wall clock inside, so neither the test mode's clock (shared by processes
@@ -17,41 +19,16 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
-
-from redis.asyncio import Redis
+from typing import NamedTuple
 
 from magisterium_a2a.plugin import CostClass
 from magisterium_a2a.server.clock import Clock
 from magisterium_a2a.server.config import Settings
 from magisterium_a2a.server.errors import RateLimited, Unauthorized
 from magisterium_a2a.server.identity import Principal
-from magisterium_a2a.server.storage import Keys
+from magisterium_a2a.server.storage import AdmitArgs, AdmitKeys, Keys, Scripts, Status, Verdict
 
 WINDOW_MS = 60_000
-
-# Shared by every script that admits a request. KEYS[1] bucket, KEYS[2] the
-# token's revocation marker; ARGV[1] now (ms), ARGV[2] window (ms), ARGV[3]
-# limit, ARGV[4] a unique member, ARGV[5] bucket key TTL (ms).
-# Returns {status, remaining, ms until the oldest counted request leaves}:
-# status 1 admitted, 0 limited, -1 token revoked.
-ADMIT_LUA = """
-local function admit()
-  if redis.call('EXISTS', KEYS[2]) == 1 then return {-1, 0, 0} end
-  local now, window, limit = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-  local used = redis.call('ZCARD', KEYS[1])
-  if used >= limit then
-    local blocking = redis.call('ZRANGE', KEYS[1], used - limit, used - limit, 'WITHSCORES')
-    return {0, 0, tonumber(blocking[2]) + window - now}
-  end
-  redis.call('ZADD', KEYS[1], now, ARGV[4])
-  redis.call('PEXPIRE', KEYS[1], ARGV[5])
-  local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-  return {1, limit - used - 1, tonumber(oldest[2]) + window - now}
-end
-"""
-
-HIT_LUA = ADMIT_LUA + "\nreturn admit()\n"
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,38 +47,30 @@ class RateLimitState:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Admission:
-    """One request's claim on a bucket, evaluated atomically in Redis."""
+class Admission(NamedTuple):
+    """One request's claim on a bucket, for an admission script to evaluate
+    (a tuple: built on every request)."""
 
     bucket: str
-    bucket_key: str
-    revoked_key: str
     limit: int
-    now_ms: int
-    key_ttl_ms: int
+    keys: AdmitKeys
+    args: AdmitArgs
 
-    def keys(self) -> list[str]:
-        return [self.bucket_key, self.revoked_key]
-
-    def args(self) -> list[int | str]:
-        member = f"{self.now_ms}-{os.urandom(6).hex()}"
-        return [self.now_ms, WINDOW_MS, self.limit, member, self.key_ttl_ms]
-
-    def outcome(self, reply: list[int]) -> RateLimitState:
-        """Turn the script's reply into a state, or raise what it means."""
-        status, remaining, reset_ms = (int(value) for value in reply[:3])
-        if status == -1:
+    def outcome(self, verdict: Verdict) -> RateLimitState:
+        """The bucket's state after an admitted request, or raise what a refusal means."""
+        if verdict.status is Status.ADMITTED:
+            reset_after = max(1, math.ceil(verdict.reset_ms / 1000))
+            return RateLimitState(self.limit, verdict.remaining, reset_after)
+        if verdict.status is Status.REVOKED:
             raise Unauthorized(data={"reason": "token revoked"})
-        if status == 0:
-            raise RateLimited(retry_after=reset_ms / 1000, bucket=self.bucket)
-        return RateLimitState(self.limit, remaining, max(1, math.ceil(reset_ms / 1000)))
+        raise RateLimited(retry_after=verdict.reset_ms / 1000, bucket=self.bucket)
 
 
 class RateLimiter:
     """Builds admissions for a principal and runs them on their own."""
 
-    def __init__(self, redis: Redis, keys: Keys, settings: Settings, clock: Clock) -> None:
+    def __init__(self, scripts: Scripts, keys: Keys, settings: Settings, clock: Clock) -> None:
+        self._scripts = scripts
         self._keys = keys
         self._clock = clock
         self._defaults = {
@@ -111,7 +80,6 @@ class RateLimiter:
         # A virtual clock may stand still while real time passes: keep buckets
         # long enough that Redis' own expiry never decides for it.
         self._key_ttl_ms = 86_400_000 if clock.virtual else WINDOW_MS
-        self._hit = redis.register_script(HIT_LUA)
 
     def limit_for(self, principal: Principal, cost: CostClass) -> int:
         """Enterprise tokens may carry their own limits; every other plan has the defaults."""
@@ -122,16 +90,20 @@ class RateLimiter:
         return amount
 
     def admission(self, principal: Principal, cost: CostClass) -> Admission:
+        limit = self.limit_for(principal, cost)
+        now_ms = int(self._clock.now() * 1000)
         return Admission(
-            bucket=cost.value,
-            bucket_key=self._keys.bucket(principal.owner, cost.value),
-            revoked_key=self._keys.revoked(principal.owner, principal.token_id),
-            limit=self.limit_for(principal, cost),
-            now_ms=int(self._clock.now() * 1000),
-            key_ttl_ms=self._key_ttl_ms,
+            cost.value,
+            limit,
+            AdmitKeys(
+                self._keys.bucket(principal.owner, cost.value),
+                self._keys.revoked(principal.owner, principal.token_id),
+            ),
+            AdmitArgs(
+                now_ms, WINDOW_MS, limit, f"{now_ms}-{os.urandom(6).hex()}", self._key_ttl_ms
+            ),
         )
 
     async def hit(self, admission: Admission) -> RateLimitState:
         """Take one request from the bucket, or raise ``RateLimited``."""
-        reply = await self._hit(keys=admission.keys(), args=admission.args())
-        return admission.outcome(reply)
+        return admission.outcome(await self._scripts.admit(admission.keys, admission.args))

@@ -37,7 +37,7 @@ from magisterium_a2a.server.ratelimit import RateLimiter
 from magisterium_a2a.server.recording import Recorder
 from magisterium_a2a.server.registry import SkillRegistry
 from magisterium_a2a.server.rpc import Dispatcher
-from magisterium_a2a.server.storage import Keys, connect
+from magisterium_a2a.server.storage import Keys, Scripts, connect
 from magisterium_a2a.server.tasks import RedisTaskStore, TaskStore
 from magisterium_a2a.server.testmode import TestMode
 from magisterium_a2a.server.tokens import FileTokenStore, RedisTokenStore, TokenStore
@@ -106,8 +106,9 @@ def build_runtime(
     if settings.test_mode:
         clock = ShiftedClock(clock)
         testmode = TestMode(redis, keys, clock, ids if isinstance(ids, SeededIds) else None)
-    store = RedisTaskStore(redis, keys, settings.task_ttl_seconds, clock)
-    limiter = RateLimiter(redis, keys, settings, clock)
+    scripts = Scripts(redis)
+    store = RedisTaskStore(redis, scripts, keys, settings.task_ttl_seconds, clock)
+    limiter = RateLimiter(scripts, keys, settings, clock)
     tokens = token_store(settings, redis, keys)
     oauth = build_oauth(settings, redis, clock, tokens, provider)
     auth = Authenticator(

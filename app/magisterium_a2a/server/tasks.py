@@ -8,8 +8,9 @@ visibility, so tests and the test mode can cross a TTL without waiting), and
 the JSON is served as stored, with no parsing, when it is returned whole.
 
 A write may carry a rate-limit ``Admission``: then the bucket check, the
-token's revocation check and the write happen in one atomic script, one
-round trip, and nothing is written when the request is refused.
+token's revocation check and the write happen in one atomic script
+(``storage.Scripts.admit_and_save``), one round trip, and nothing is written
+when the request is refused; the limiter says what the verdict means.
 """
 
 from __future__ import annotations
@@ -22,26 +23,10 @@ from magisterium_a2a.server.clock import Clock
 from magisterium_a2a.server.errors import Unauthorized
 from magisterium_a2a.server.identity import NO_TOKEN_ID
 from magisterium_a2a.server.protocol import Task
-from magisterium_a2a.server.ratelimit import ADMIT_LUA, Admission, RateLimitState
-from magisterium_a2a.server.storage import Keys, text
+from magisterium_a2a.server.ratelimit import Admission, RateLimitState
+from magisterium_a2a.server.storage import Keys, SaveArgs, SaveKeys, Scripts, text
 
 CONTEXT_HISTORY_LIMIT = 50
-
-# KEYS[1..2] as ADMIT_LUA, KEYS[3] task, KEYS[4] context list; ARGV[1..5] as
-# ADMIT_LUA, ARGV[6] record, ARGV[7] TTL (s), ARGV[8] task id, ARGV[9] context cap.
-ADMIT_AND_SAVE_LUA = (
-    ADMIT_LUA
-    + """
-local verdict = admit()
-if verdict[1] == 1 then
-  redis.call('SET', KEYS[3], ARGV[6], 'EX', ARGV[7])
-  redis.call('RPUSH', KEYS[4], ARGV[8])
-  redis.call('LTRIM', KEYS[4], -tonumber(ARGV[9]), -1)
-  redis.call('EXPIRE', KEYS[4], ARGV[7])
-end
-return verdict
-"""
-)
 
 
 class TaskStore(ABC):
@@ -82,12 +67,14 @@ class TaskStore(ABC):
 
 
 class RedisTaskStore(TaskStore):
-    def __init__(self, redis: Redis, keys: Keys, ttl_seconds: int, clock: Clock) -> None:
+    def __init__(
+        self, redis: Redis, scripts: Scripts, keys: Keys, ttl_seconds: int, clock: Clock
+    ) -> None:
         self._redis = redis
+        self._scripts = scripts
         self._keys = keys
         self._ttl = ttl_seconds
         self._clock = clock
-        self._admit_and_save = redis.register_script(ADMIT_AND_SAVE_LUA)
 
     async def save(self, owner: str, task: Task) -> bytes:
         payload, record = self._record(task)
@@ -104,15 +91,13 @@ class RedisTaskStore(TaskStore):
         self, owner: str, task: Task, admission: Admission
     ) -> tuple[bytes, RateLimitState]:
         payload, record = self._record(task)
-        reply = await self._admit_and_save(
-            keys=[
-                *admission.keys(),
-                self._keys.task(owner, task.id),
-                self._keys.context(owner, task.context_id),
-            ],
-            args=[*admission.args(), record, self._ttl, task.id, CONTEXT_HISTORY_LIMIT],
+        verdict = await self._scripts.admit_and_save(
+            admission.keys,
+            admission.args,
+            SaveKeys(self._keys.task(owner, task.id), self._keys.context(owner, task.context_id)),
+            SaveArgs(record, self._ttl, task.id, CONTEXT_HISTORY_LIMIT),
         )
-        return payload, admission.outcome(reply)
+        return payload, admission.outcome(verdict)
 
     def _record(self, task: Task) -> tuple[bytes, bytes]:
         """The task's JSON, and the stored record: the JSON with its expiry time."""

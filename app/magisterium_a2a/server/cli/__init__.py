@@ -11,8 +11,8 @@ from magisterium_a2a.server.cli.content import content_cli
 from magisterium_a2a.server.cli.doctor import doctor
 from magisterium_a2a.server.cli.knowledge import knowledge_cli
 from magisterium_a2a.server.cli.serve import serve
-from magisterium_a2a.server.cli.testmode import test_cli
 from magisterium_a2a.server.cli.tokens import tokens_cli
+from magisterium_a2a.server.testmode.cli import test_cli
 
 cli = typer.Typer(help="Self-hostable Magisterium AI A2A server.", no_args_is_help=True)
 cli.command()(serve)

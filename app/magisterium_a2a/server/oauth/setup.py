@@ -24,7 +24,8 @@ from magisterium_a2a.server.oauth.discovery import (
 )
 from magisterium_a2a.server.oauth.routes import OAuthSurface
 from magisterium_a2a.server.oauth.service import OAuthService
-from magisterium_a2a.server.oauth.store import OAuthKeys, OAuthStore
+from magisterium_a2a.server.oauth.store import OAuthStore
+from magisterium_a2a.server.storage.keys import OAuthKeys
 from magisterium_a2a.server.tokens import TokenStore
 
 

@@ -17,6 +17,8 @@ from typing import Literal
 from pydantic import BaseModel, Field
 from redis.asyncio import Redis
 
+from magisterium_a2a.server.storage.keys import OAuthKeys
+
 ACCESS_PREFIX = "mat_"
 REFRESH_PREFIX = "mrt_"
 CODE_PREFIX = "mac_"
@@ -35,44 +37,6 @@ def digest(value: str) -> str:
 
 def new_secret(prefix: str) -> str:
     return prefix + secrets.token_urlsafe(32)
-
-
-class OAuthKeys:
-    """Every Redis key of the authorization server, under the server's prefix.
-
-    None is per user; a grant's record and its tombstone share a hash tag (the
-    grant id), so one read sees both on a Redis Cluster too.
-    """
-
-    def __init__(self, prefix: str) -> None:
-        self.base = f"{prefix}:oauth"
-
-    def client(self, client_id: str) -> str:
-        return f"{self.base}:client:{client_id}"
-
-    def code(self, code_hash: str) -> str:
-        return f"{self.base}:code:{code_hash}"
-
-    def code_used(self, code_hash: str) -> str:
-        return f"{self.base}:code-used:{code_hash}"
-
-    def grant(self, grant_id: str) -> str:
-        return f"{self.base}:grant:{{{grant_id}}}"
-
-    def grant_ended(self, grant_id: str) -> str:
-        return f"{self.base}:grant:{{{grant_id}}}:ended"
-
-    def access(self, token_hash: str) -> str:
-        return f"{self.base}:access:{token_hash}"
-
-    def refresh(self, token_hash: str) -> str:
-        return f"{self.base}:refresh:{token_hash}"
-
-    def refresh_used(self, token_hash: str) -> str:
-        return f"{self.base}:refresh-used:{token_hash}"
-
-    def registrations(self, who: str, window: int) -> str:
-        return f"{self.base}:registrations:{window}:{who}"
 
 
 class ClientRecord(BaseModel):

@@ -1,12 +1,17 @@
 """The test mode's HTTP API under ``/_test/``; mounted only with
-``A2A_TEST_MODE=1`` and guarded by ``A2A_ADMIN_TOKEN``."""
+``A2A_TEST_MODE=1`` and guarded by ``A2A_ADMIN_TOKEN``. Bad input is a 422."""
 
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable, Coroutine
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi import APIRouter, Depends, HTTPException, Request, Response
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
@@ -14,7 +19,13 @@ from magisterium_a2a.server.clock import iso_timestamp, parse_timestamp
 from magisterium_a2a.server.errors import RPCError
 from magisterium_a2a.server.identity import Plan, hash_token
 from magisterium_a2a.server.runtime import runtime_of
-from magisterium_a2a.server.testmode import Scenario, TestMode
+from magisterium_a2a.server.testmode.state import (
+    EARLIEST,
+    LATEST,
+    ClockOutOfRange,
+    Scenario,
+    TestMode,
+)
 from magisterium_a2a.server.tokens import TokenRecord, new_token
 
 
@@ -31,8 +42,16 @@ class TokenRequest(AdminModel):
 
 
 class ClockRequest(AdminModel):
-    now: float | str | None = Field(None, description="Epoch seconds or ISO 8601")
-    advance: float | None = Field(None, description="Seconds to move forward (or back)")
+    now: Annotated[float, Field(ge=EARLIEST, le=LATEST, allow_inf_nan=False)] | str | None = Field(
+        None, description="Epoch seconds or ISO 8601, between 1970 and 9999"
+    )
+    advance: float | None = Field(
+        None,
+        ge=-LATEST,
+        le=LATEST,
+        allow_inf_nan=False,
+        description="Seconds to move forward (or back)",
+    )
 
     @model_validator(mode="after")
     def _one(self) -> ClockRequest:
@@ -55,8 +74,26 @@ def _test_mode(request: Request) -> TestMode:
     return runtime.testmode
 
 
+class _Route(APIRoute):
+    """Answers a body that fails validation with a 422 that leaves out what was sent:
+    FastAPI's own would echo it, and cannot encode a number such as ``1e400``
+    (infinite once parsed), so it would answer 500."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def guarded(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except RequestValidationError as exc:
+                errors = [{k: v for k, v in e.items() if k != "input"} for e in exc.errors()]
+                return JSONResponse({"detail": jsonable_encoder(errors)}, status_code=422)
+
+        return guarded
+
+
 Mode = Annotated[TestMode, Depends(_test_mode)]
-router = APIRouter(prefix="/_test")
+router = APIRouter(prefix="/_test", route_class=_Route)
 
 
 def _clock(mode: TestMode) -> dict[str, Any]:
@@ -100,14 +137,15 @@ async def get_clock(mode: Mode) -> dict[str, Any]:
 
 @router.post("/clock")
 async def set_clock(body: ClockRequest, mode: Mode) -> dict[str, Any]:
-    if body.now is not None:
-        try:
-            target = parse_timestamp(body.now)
-        except ValueError as exc:
-            raise HTTPException(422, f"'now' is not a time: {exc}") from None
-        await mode.set_clock(target)
-    else:
-        await mode.advance_clock(body.advance or 0.0)
+    try:
+        if body.now is None:
+            await mode.advance_clock(body.advance or 0.0)
+        else:
+            await mode.set_clock(parse_timestamp(body.now))
+    except ClockOutOfRange as exc:
+        raise HTTPException(422, str(exc)) from None
+    except ValueError as exc:
+        raise HTTPException(422, f"'now' is not a time: {exc}") from None
     return _clock(mode)
 
 

@@ -1,12 +1,5 @@
-"""The test mode: scenarios per token, a movable clock, reset and expiry.
-
-Client developers need the unhappy paths that are hard to provoke on the
-hosted service. With ``A2A_TEST_MODE=1`` a scenario can force the next N calls
-of one token (optionally of one method or skill) to answer a chosen error,
-make a skill fail, or add latency; the clock can be set or advanced so rate
-windows and TTLs are crossed without sleeping. Everything lives in the store,
-so it holds across worker processes and replicas.
-"""
+"""The test mode's state in the store: scenarios per token, the shared clock
+offset, task expiry and reset; and ``Faults``, what the request path asks."""
 
 from __future__ import annotations
 
@@ -35,10 +28,14 @@ from magisterium_a2a.server.errors import (
     Unauthorized,
 )
 from magisterium_a2a.server.identity import Principal, hash_token
-from magisterium_a2a.server.oauth.store import OAuthKeys
 from magisterium_a2a.server.storage import Keys, text
 
 DEFAULT_RETRY_AFTER = 30
+EARLIEST = 0.0
+"""The earliest time the test clock may show: 1970-01-01T00:00:00Z."""
+LATEST = 253_370_764_800.0
+"""The latest: 9999-01-01T00:00:00Z, a year before task timestamps (RFC 3339) run out of digits,
+so a clock set there keeps running for a year."""
 DEFAULT_FAILURE = "The skill failed (a failure forced by the test mode)."
 
 ERRORS: dict[int, Callable[[Scenario], RPCError]] = {
@@ -88,6 +85,16 @@ class Scenario(BaseModel):
         return ERRORS[self.code](self)
 
 
+class ClockOutOfRange(ValueError):
+    """A clock setting outside the years 1970 to 9999, which would break every timestamp."""
+
+    def __init__(self, now: float) -> None:
+        super().__init__(
+            f"the clock would show {now!r} (epoch seconds); "
+            f"it must stay between {EARLIEST:.0f} (1970) and {LATEST:.0f} (9999)"
+        )
+
+
 class Faults(Protocol):
     """Where the request path asks whether a scenario applies (test mode only)."""
 
@@ -108,23 +115,16 @@ class TestMode:
         self._keys = keys
         self.clock = clock
         self._ids = ids
-        self._clock_key = f"{keys.prefix}:test:clock"
 
     # --- scenarios -----------------------------------------------------------
-
-    def _specs(self, token_id: str) -> str:
-        return f"{self._keys.prefix}:test:{{{token_id}}}:scenarios"
-
-    def _counts(self, token_id: str) -> str:
-        return f"{self._keys.prefix}:test:{{{token_id}}}:counts"
 
     async def add(self, scenario: Scenario) -> str:
         token_id = hash_token(scenario.token)
         scenario_id = f"{int(self.clock.base.now() * 1000):013d}-{secrets.token_hex(4)}"
         spec = scenario.model_dump_json(exclude={"token"})
         async with self._redis.pipeline(transaction=True) as pipe:
-            pipe.hset(self._specs(token_id), scenario_id, spec)
-            pipe.hset(self._counts(token_id), scenario_id, scenario.count)
+            pipe.hset(self._keys.test_scenarios(token_id), scenario_id, spec)
+            pipe.hset(self._keys.test_counts(token_id), scenario_id, scenario.count)
             await pipe.execute()
         return scenario_id
 
@@ -132,8 +132,8 @@ class TestMode:
         """The token's scenarios with what remains of their counts, oldest first."""
         token_id = hash_token(token)
         async with self._redis.pipeline(transaction=False) as pipe:
-            pipe.hgetall(self._specs(token_id))
-            pipe.hgetall(self._counts(token_id))
+            pipe.hgetall(self._keys.test_scenarios(token_id))
+            pipe.hgetall(self._keys.test_counts(token_id))
             specs, counts = await pipe.execute()
         remaining = {text(k): int(v) for k, v in counts.items()}
         out = []
@@ -148,16 +148,16 @@ class TestMode:
         self, token_id: str, kinds: frozenset[str], method: str, skill: str | None
     ) -> Scenario | None:
         """Consume one call of the oldest matching scenario (atomic per scenario)."""
-        specs = await self._redis.hgetall(self._specs(token_id))
+        specs = await self._redis.hgetall(self._keys.test_scenarios(token_id))
         for raw_id, raw in sorted(specs.items()):
             spec = Scenario.model_validate({**orjson.loads(raw), "token": "-"})
             if spec.kind not in kinds or not spec.applies(method, skill):
                 continue
-            left = await self._redis.hincrby(self._counts(token_id), text(raw_id), -1)
+            left = await self._redis.hincrby(self._keys.test_counts(token_id), text(raw_id), -1)
             if left <= 0:
                 async with self._redis.pipeline(transaction=True) as pipe:
-                    pipe.hdel(self._specs(token_id), text(raw_id))
-                    pipe.hdel(self._counts(token_id), text(raw_id))
+                    pipe.hdel(self._keys.test_scenarios(token_id), text(raw_id))
+                    pipe.hdel(self._keys.test_counts(token_id), text(raw_id))
                     await pipe.execute()
             if left >= 0:
                 return spec
@@ -180,12 +180,15 @@ class TestMode:
 
     async def refresh_clock(self) -> None:
         """Take the shared offset from the store (once per request)."""
-        raw = await self._redis.get(self._clock_key)
+        raw = await self._redis.get(self._keys.test_clock)
         self.clock.offset = float(raw) if raw is not None else 0.0
 
     async def set_clock(self, now: float) -> float:
+        """Show ``now`` from here on, on every process; refuse a time no timestamp can show."""
+        if not EARLIEST <= now <= LATEST:  # also refuses NaN
+            raise ClockOutOfRange(now)
         self.clock.offset = now - self.clock.base.now()
-        await self._redis.set(self._clock_key, repr(self.clock.offset))
+        await self._redis.set(self._keys.test_clock, repr(self.clock.offset))
         return self.clock.now()
 
     async def advance_clock(self, seconds: float) -> float:
@@ -200,15 +203,10 @@ class TestMode:
     async def reset(self) -> int:
         """Forget tasks, contexts, buckets, scenarios and the clock; tokens stay, and
         so do OAuth clients and sessions (credentials, like tokens)."""
-        keep = (
-            f"{self._keys.prefix}:token:",
-            self._keys.token_index,
-            OAuthKeys(self._keys.prefix).base + ":",
-        )
         doomed = [
             key
-            async for key in self._redis.scan_iter(match=f"{self._keys.prefix}:*", count=1000)
-            if not text(key).startswith(keep)
+            async for key in self._redis.scan_iter(match=self._keys.everything, count=1000)
+            if not self._keys.is_credential_key(text(key))
         ]
         for start in range(0, len(doomed), 500):
             await self._redis.delete(*doomed[start : start + 500])

@@ -1,14 +1,12 @@
-"""The Redis connection and the key layout shared by every store.
+"""The Redis connection: one server, Sentinel, Cluster, or an embedded fakeredis.
 
-With no ``A2A_REDIS_URL`` the same code runs on an in-process fakeredis, so
-the embedded default and production differ only in where the bytes live.
-Every per-user key carries the user in a hash tag (``{...}``) so that, on a
-Redis Cluster, one user's tasks, contexts and limits share a slot.
+With no ``A2A_REDIS_URL`` the same code (and the same Lua scripts) runs on an
+in-process fakeredis, so the embedded default and production differ only in
+where the bytes live.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any, cast
 from urllib.parse import urlsplit
 
@@ -74,45 +72,6 @@ def _host_port(node: str) -> tuple[str, int]:
     return (host or node, int(port)) if host else (node, 6379)
 
 
-@lru_cache(maxsize=65_536)
-def _user_tag(owner: str) -> str:
-    """A user's hash tag, from ``identity.owner_key`` (already safe for a key)."""
-    return "{" + owner + "}"
-
-
 def text(value: bytes | str) -> str:
     """A Redis reply as text, whichever way the client decodes."""
     return value.decode() if isinstance(value, bytes) else value
-
-
-class Keys:
-    """Names of every key the server writes, under one prefix."""
-
-    def __init__(self, prefix: str) -> None:
-        self.prefix = prefix
-
-    # Per-user keys take the user's ``owner`` key (``Principal.owner``), which
-    # separates users of different issuers.
-
-    def user_tag(self, owner: str) -> str:
-        return _user_tag(owner)
-
-    def task(self, owner: str, task_id: str) -> str:
-        return f"{self.prefix}:{self.user_tag(owner)}:task:{task_id}"
-
-    def context(self, owner: str, context_id: str) -> str:
-        return f"{self.prefix}:{self.user_tag(owner)}:ctx:{context_id}"
-
-    def bucket(self, owner: str, bucket: str) -> str:
-        return f"{self.prefix}:{self.user_tag(owner)}:limit:{bucket}"
-
-    def revoked(self, owner: str, token_id: str) -> str:
-        """Exists for a while after the token ``token_id`` of this user is revoked."""
-        return f"{self.prefix}:{self.user_tag(owner)}:revoked:{token_id}"
-
-    def token(self, token_hash: str) -> str:
-        return f"{self.prefix}:token:{token_hash}"
-
-    @property
-    def token_index(self) -> str:
-        return f"{self.prefix}:tokens"

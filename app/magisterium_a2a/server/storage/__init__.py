@@ -1,0 +1,31 @@
+"""Everything Redis: the connection, every key, and the Lua scripts.
+
+The stores and the rate limiter above it are policy: they name what they
+want (keys from ``Keys``, a script call with named keys and arguments) and
+read plain verdicts back, and never hold Lua text or key layouts of their own.
+"""
+
+from magisterium_a2a.server.storage.connection import connect, text
+from magisterium_a2a.server.storage.keys import Keys
+from magisterium_a2a.server.storage.scripts import (
+    AdmitArgs,
+    AdmitKeys,
+    SaveArgs,
+    SaveKeys,
+    Scripts,
+    Status,
+    Verdict,
+)
+
+__all__ = [
+    "AdmitArgs",
+    "AdmitKeys",
+    "Keys",
+    "SaveArgs",
+    "SaveKeys",
+    "Scripts",
+    "Status",
+    "Verdict",
+    "connect",
+    "text",
+]

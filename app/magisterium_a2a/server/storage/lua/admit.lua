@@ -1,0 +1,2 @@
+-- Take one request from a bucket (admission.lua), nothing else.
+return admit()

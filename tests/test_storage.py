@@ -1,0 +1,141 @@
+"""The storage package: keys, the Lua scripts as shipped files with named
+KEYS/ARGV, their verdicts on the real Redis and fakeredis, and loading them
+again when the server forgot them."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from fnmatch import fnmatch
+
+import fakeredis
+import pytest
+from redis.asyncio import Redis
+from redis.crc import key_slot
+
+from magisterium_a2a.server.config import Settings
+from magisterium_a2a.server.storage import (
+    AdmitArgs,
+    AdmitKeys,
+    Keys,
+    SaveArgs,
+    SaveKeys,
+    Scripts,
+    Status,
+    connect,
+)
+from magisterium_a2a.server.storage.scripts import LUA, source
+from tests.support import ROOT
+
+NOW = 1_800_000_000_000
+
+
+@dataclass
+class Store:
+    redis: Redis
+    keys: Keys
+
+    def claim(
+        self, user: str = "ada", token: str = "tok", limit: int = 2, now: int = NOW, n: int = 0
+    ) -> tuple[AdmitKeys, AdmitArgs]:
+        keys = AdmitKeys(self.keys.bucket(user, "default"), self.keys.revoked(user, token))
+        return keys, AdmitArgs(now, 60_000, limit, f"{now}-{n}", 60_000)
+
+
+@pytest.fixture(params=["fakeredis", "redis"])
+async def store(request: pytest.FixtureRequest) -> AsyncIterator[Store]:
+    """fakeredis, or the real Redis under a key prefix of this test's own."""
+    if request.param == "fakeredis":
+        redis: Redis = fakeredis.FakeAsyncRedis()
+        prefix = "t"
+    else:
+        settings: Settings = request.getfixturevalue("redis_settings")
+        redis, prefix = connect(settings), settings.key_prefix
+    yield Store(redis, Keys(prefix))
+    await redis.aclose()
+
+
+def test_every_script_names_its_keys_and_arguments_instead_of_positions() -> None:
+    shipped = sorted(path.name for path in LUA.iterdir() if path.name.endswith(".lua"))
+    assert shipped == ["admission.lua", "admit.lua", "admit_and_save.lua"]
+    for name in shipped:
+        assert not re.search(r"\b(KEYS|ARGV)\s*\[", (LUA / name).read_text()), name
+    text = source("admit_and_save", ("bucket", "task"), ("now_ms", "record"))
+    assert text.startswith("local bucket, task = KEYS[1], KEYS[2]\n")
+    assert "local now_ms, record = ARGV[1], ARGV[2]\n" in text
+
+
+def test_the_wheel_ships_every_script() -> None:
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    globs = pyproject["tool"]["setuptools"]["package-data"]["magisterium_a2a.server.storage"]
+    package = ROOT / "app" / "magisterium_a2a" / "server" / "storage"
+    for path in package.rglob("*.lua"):
+        relative = path.relative_to(package).as_posix()
+        assert any(fnmatch(relative, pattern) for pattern in globs), relative
+
+
+def test_one_users_keys_share_a_cluster_slot() -> None:
+    keys = Keys("t")
+    user = "u/1:{x}"
+    names = [
+        keys.task(user, "t1"),
+        keys.context(user, "c1"),
+        keys.bucket(user, "default"),
+        keys.bucket(user, "expensive"),
+        keys.revoked(user, "tok"),
+    ]
+    assert len({key_slot(key.encode()) for key in names}) == 1
+    assert keys.test_scenarios("h") != keys.test_counts("h")
+    assert key_slot(keys.test_scenarios("h").encode()) == key_slot(keys.test_counts("h").encode())
+    assert keys.is_credential_key(keys.token("abc")) and keys.is_credential_key(keys.token_index)
+    assert not keys.is_credential_key(keys.task("token", "x"))
+
+
+async def test_admit_gives_verdicts(store: Store) -> None:
+    scripts, client, claim = Scripts(store.redis), store.redis, store.claim
+    first = await scripts.admit(*claim(n=1))
+    assert (first.status, first.remaining, first.reset_ms) == (Status.ADMITTED, 1, 60_000)
+    second = await scripts.admit(*claim(now=NOW + 1000, n=2))
+    assert (second.status, second.remaining, second.reset_ms) == (Status.ADMITTED, 0, 59_000)
+    full = await scripts.admit(*claim(now=NOW + 2000, n=3))
+    assert (full.status, full.remaining, full.reset_ms) == (Status.LIMITED, 0, 58_000)
+    later = await scripts.admit(*claim(now=NOW + 60_000, n=4))
+    assert later.status is Status.ADMITTED
+    await client.set(store.keys.revoked("ada", "tok"), b"1")
+    revoked = await scripts.admit(*claim(now=NOW + 120_000, n=5))
+    assert (revoked.status, revoked.remaining, revoked.reset_ms) == (Status.REVOKED, 0, 0)
+    assert (await scripts.admit(*claim(token="other", now=NOW + 120_000, n=6))).status == (
+        Status.ADMITTED
+    )
+
+
+async def test_admit_and_save_writes_only_when_admitted(store: Store) -> None:
+    scripts, client, claim = Scripts(store.redis), store.redis, store.claim
+
+    def save(task_id: str) -> tuple[SaveKeys, SaveArgs]:
+        keys = SaveKeys(store.keys.task("ada", task_id), store.keys.context("ada", "ctx"))
+        return keys, SaveArgs(b"record " + task_id.encode(), 30, task_id, 2)
+
+    for n, task_id in enumerate(["a", "b"]):
+        verdict = await scripts.admit_and_save(*claim(n=n), *save(task_id))
+        assert verdict.status is Status.ADMITTED
+    refused = await scripts.admit_and_save(*claim(n=9), *save("c"))
+    assert refused.status is Status.LIMITED
+    assert await client.get(store.keys.task("ada", "a")) == b"record a"
+    assert 0 < await client.ttl(store.keys.task("ada", "a")) <= 30
+    assert await client.exists(store.keys.task("ada", "c")) == 0
+    assert await client.lrange(store.keys.context("ada", "ctx"), 0, -1) == [b"a", b"b"]
+    roomy = claim(limit=10, n=10)
+    assert (await scripts.admit_and_save(*roomy, *save("d"))).status is Status.ADMITTED
+    assert await client.lrange(store.keys.context("ada", "ctx"), 0, -1) == [b"b", b"d"]
+
+
+@pytest.mark.parametrize("store", ["redis"], indirect=True)
+async def test_a_server_that_forgot_the_scripts_gets_them_again(store: Store) -> None:
+    scripts, client, claim = Scripts(store.redis), store.redis, store.claim
+    assert (await scripts.admit(*claim(n=1))).status is Status.ADMITTED
+    await client.script_flush()
+    assert (await scripts.admit(*claim(n=2))).status is Status.ADMITTED
+    assert (await scripts.admit(*claim(n=3))).status is Status.LIMITED
