@@ -15,11 +15,11 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(VENV)/.installed: pyproject.toml constraints.txt | $(BIN)/python
-	$(BIN)/python -m pip install --quiet $(CONSTRAINTS) -e .
+	$(BIN)/python -m pip install --quiet $(CONSTRAINTS) -e '.[semantic]'
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml constraints.txt | $(BIN)/python
-	$(BIN)/python -m pip install --quiet $(CONSTRAINTS) -e '.[dev]'
+	$(BIN)/python -m pip install --quiet $(CONSTRAINTS) -e '.[dev,semantic]'
 	touch $@ $(VENV)/.installed
 
 run: $(VENV)/.installed

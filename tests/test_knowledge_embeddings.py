@@ -151,7 +151,10 @@ def test_documents_embed_fills_in_missing_vectors_and_doctor_says_hybrid(
 
     before = run_cli(hybrid, "doctor", env=environment)
     text = " ".join(before.stdout.split())
-    assert "search mode: BM25: embeddings are configured (fake-mini) but no passage" in text
+    assert (
+        f"search mode: BM25: the embeddings endpoint {fake.url}/embeddings (fake-mini) is "
+        "available but no passage has a vector yet" in text
+    )
 
     embedded = run_cli(hybrid, "documents", "embed", env=environment)
     assert embedded.exit_code == 0, embedded.output
@@ -160,16 +163,21 @@ def test_documents_embed_fills_in_missing_vectors_and_doctor_says_hybrid(
     after = run_cli(hybrid, "doctor", env=environment)
     assert after.exit_code == 0
     text = " ".join(after.stdout.split())
-    assert "search mode: HYBRID: BM25 fused with fake-mini embeddings" in text
+    assert (
+        f"search mode: HYBRID: BM25 fused with the embeddings endpoint {fake.url}/embeddings "
+        "(fake-mini)" in text
+    )
     assert "317 of 317 passages have a vector" in text
-    assert f"{fake.url}/embeddings answered 48-dimensional vectors" in text
+    assert f"fake-mini ({fake.url}/embeddings) answered 48-dimensional vectors" in text
 
     again = run_cli(hybrid, "documents", "embed", env=environment)
     assert "Embedded 0 passages." in again.stdout
 
-    missing = run_cli(settings, "documents", "embed")
+    missing = run_cli(settings, "documents", "embed", env={"A2A_EMBEDDINGS_LOCAL": "false"})
     assert missing.exit_code == 2
-    assert "no embeddings configured" in missing.output
+    assert "no embedding model: the in-process model is switched off" in " ".join(
+        missing.output.split()
+    )
 
 
 def test_reciprocal_rank_fusion() -> None:
