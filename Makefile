@@ -38,7 +38,7 @@ unit: $(VENV)/.installed-dev
 test: lint typecheck unit
 
 lock: $(VENV)/.installed-dev
-	$(BIN)/pip-compile --quiet --extra dev --strip-extras --no-emit-index-url --no-emit-find-links \
+	$(BIN)/pip-compile --quiet --extra dev --extra semantic --strip-extras --no-emit-index-url --no-emit-find-links \
 		--output-file constraints.txt pyproject.toml
 
 clean:

@@ -16,6 +16,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -153,12 +156,49 @@ async def run(settings: KnowledgeSettings, rounds: int, qa: bool) -> None:
     store.close()
 
 
+FIRST_START = """
+import asyncio, sys, time
+from pathlib import Path
+started = time.perf_counter()
+from magisterium_a2a.skills.knowledge.retrieval import KnowledgeBase
+from magisterium_a2a.skills.knowledge.settings import KnowledgeSettings
+settings = KnowledgeSettings(_env_file=None, data_dir=Path(sys.argv[1]),
+                             embeddings_local=sys.argv[2] == "1")
+kb = KnowledgeBase.open(settings)
+asyncio.run(kb.search_documents("Does God ever change?"))
+print(time.perf_counter() - started, kb.mode.mode)
+"""
+
+
+def first_start(rounds: int) -> None:
+    """A fresh data directory opened and searched once, in a new process: the
+    knowledge base's share of a first start, without and with the model."""
+    seconds: dict[str, list[float]] = {"BM25 only": [], "default (model)": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        for round_no in range(rounds):
+            for flag, name in (("0", "BM25 only"), ("1", "default (model)")):
+                data = Path(tmp) / f"{round_no}-{flag}"
+                out = subprocess.run(
+                    [sys.executable, "-c", FIRST_START, str(data), flag],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                ).stdout.split()
+                seconds[name].append(float(out[0]))
+    for name, values in seconds.items():
+        print(f"first start, {name}: median {statistics.median(values):.2f} s of {values}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data-dir", type=Path, default=Path("/tmp/magisterium-kb-eval"))
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-qa", action="store_true")
+    parser.add_argument("--first-start", type=int, default=0, metavar="ROUNDS")
     args = parser.parse_args()
+    if args.first_start:
+        first_start(args.first_start)
+        return
     settings = KnowledgeSettings(_env_file=None, data_dir=args.data_dir)  # type: ignore[call-arg]
     build(settings)
     asyncio.run(run(settings, args.rounds, not args.no_qa))
