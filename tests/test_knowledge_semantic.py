@@ -16,10 +16,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from magisterium_a2a.server.config import Settings
-from magisterium_a2a.skills.knowledge import local_embeddings, semantic
+from magisterium_a2a.skills.knowledge import catalogue_vectors, local_embeddings, semantic
+from magisterium_a2a.skills.knowledge.catalogue import load_catalogue
 from magisterium_a2a.skills.knowledge.index import _analyzer
 from magisterium_a2a.skills.knowledge.ingest import read_file
 from magisterium_a2a.skills.knowledge.library import knowledge_dir
+from magisterium_a2a.skills.knowledge.passages import embedding_text, split_document
 from magisterium_a2a.skills.knowledge.query import (
     Thesaurus,
     ThesaurusError,
@@ -226,3 +228,18 @@ def test_an_html_subtitle_is_kept_in_the_title(tmp_path: Path) -> None:
     [document] = read_file(plain)
     # The first paragraph is a sentence, not a subtitle.
     assert document.title == "Letter V"
+
+
+def test_the_shipped_catalogue_vectors_cover_the_catalogue() -> None:
+    """A first start copies these instead of running the model over every entry;
+    after editing the catalogue, run
+    ``python -m magisterium_a2a.skills.knowledge.catalogue_vectors``."""
+    shipped = catalogue_vectors.shipped(local_embeddings.MODEL_NAME)
+    texts = [
+        embedding_text(doc.title, part.heading, part.text)
+        for doc in load_catalogue()
+        for part in split_document(doc)
+    ]
+    stale = [t.split("\n")[0] for t in texts if catalogue_vectors.text_key(t) not in shipped]
+    assert not stale, f"catalogue entries without a shipped vector: {stale[:5]}"
+    assert all(abs(float(v @ v) - 1.0) < 1e-3 for v in shipped.values())
