@@ -121,9 +121,10 @@ async def run(settings: KnowledgeSettings, rounds: int, qa: bool) -> None:
         ("vector alone", replace(base, use_lexical=False), True),
         ("hybrid, RRF, no thesaurus", replace(base, fusion="rrf", thesaurus=False), True),
         ("hybrid, RRF + thesaurus", replace(base, fusion="rrf"), True),
-        ("hybrid, convex 0.5 + thesaurus", replace(base, lexical_weight=0.5), True),
-        ("hybrid, convex 0.2 + thesaurus", replace(base, lexical_weight=0.2), True),
-        ("**default**: hybrid, convex 0.3 + thesaurus", base, True),
+        ("hybrid, convex 0.3 + thesaurus", replace(base, lexical_weight=0.3), True),
+        ("hybrid, convex 0.7 + thesaurus", replace(base, lexical_weight=0.7), True),
+        ("hybrid, convex 0.5, no thesaurus", replace(base, thesaurus=False), True),
+        ("**default**: hybrid, convex 0.5 + thesaurus", base, True),
     ]
     n = len(items)
     print(f"{n} questions; embedder: {choice.reason}\n")

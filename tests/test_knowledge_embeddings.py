@@ -11,7 +11,7 @@ import pytest
 
 from magisterium_a2a.server.config import Settings
 from magisterium_a2a.skills.knowledge.library import knowledge_dir
-from magisterium_a2a.skills.knowledge.retrieval import KnowledgeBase, fuse
+from magisterium_a2a.skills.knowledge.retrieval import KnowledgeBase, fuse, fuse_scores
 from magisterium_a2a.skills.knowledge.store import Store
 from tests.kb_support import (
     BUILTINS,
@@ -187,3 +187,20 @@ def test_reciprocal_rank_fusion() -> None:
     assert [(pid, key) for pid, _, key in fused] == [(1, 10), (3, 30), (2, 20), (4, 40)]
     assert fused[0][1] == pytest.approx(1 / 61 + 1 / 63)
     assert fuse([[], []]) == []
+
+
+def test_convex_fusion_keeps_a_clear_vector_hit_that_rrf_buries() -> None:
+    # Passage 9 is the model's clear favourite and absent from BM25's list; 2 and 3
+    # are middling in both.
+    bm25 = [(1, 10.0, 10), (2, 6.0, 20), (3, 5.0, 30), (4, 1.0, 40)]
+    dense = [(9, 0.9, 90), (2, 0.5, 20), (3, 0.48, 30), (1, 0.3, 10)]
+    assert [pid for pid, _, _ in fuse([bm25, dense])] == [2, 1, 3, 9, 4]
+    fused = fuse_scores(bm25, dense, 0.5)
+    assert [pid for pid, _, _ in fused][:2] == [1, 9]
+    assert fused[0][1] == pytest.approx(0.5) and fused[1][1] == pytest.approx(0.5)
+    assert {pid: score for pid, score, _ in fused}[2] == pytest.approx(
+        0.5 * 5 / 9 + 0.5 * 0.2 / 0.6
+    )
+    assert fuse_scores([], [], 0.5) == []
+    # One list alone keeps its order.
+    assert [pid for pid, _, _ in fuse_scores([], dense, 0.5)] == [9, 2, 3, 1]

@@ -118,8 +118,8 @@ class RetrievalOptions:
 
     thesaurus: bool = True
     fusion: Fusion = "convex"
-    lexical_weight: float = 0.3
-    """Convex fusion: weight of the BM25 score (each list scaled to its best hit)."""
+    lexical_weight: float = 0.5
+    """Convex fusion: weight of the BM25 score (each list min-max scaled)."""
     use_lexical: bool = True
     use_vectors: bool = True
 
@@ -345,20 +345,24 @@ def fuse(rankings: list[Ranked], k: int = RRF_K) -> Ranked:
 
 
 def fuse_scores(lexical: Ranked, dense: Ranked, lexical_weight: float) -> Ranked:
-    """Convex fusion: each list's scores divided by its best, then weighted.
+    """Convex fusion: each list's scores min-max scaled over its candidates, then
+    weighted and added.
 
     Unlike reciprocal ranks, a passage the model finds much closer than the
-    rest keeps its lead, and a BM25 list with one strong hit and a long flat
-    tail does not outvote it by position alone.
+    rest keeps its lead (RRF demoted such hits behind passages middling in both
+    lists); scaling by the range rather than the best score lets the cosine
+    similarities, which bunch between 0.3 and 0.6, count as much as BM25's.
     """
     scores: dict[int, float] = {}
     keys: dict[int, int] = {}
     for ranking, weight in ((lexical, lexical_weight), (dense, 1.0 - lexical_weight)):
-        best = max((score for _, score, _ in ranking), default=0.0)
-        if best <= 0:
+        if not ranking:
             continue
+        high = max(score for _, score, _ in ranking)
+        low = min(score for _, score, _ in ranking)
+        span = (high - low) or 1.0
         for pid, score, key in ranking:
-            scores[pid] = scores.get(pid, 0.0) + weight * max(score, 0.0) / best
+            scores[pid] = scores.get(pid, 0.0) + weight * (score - low) / span
             keys[pid] = key
     ordered = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
     return [(pid, score, keys[pid]) for pid, score in ordered]
