@@ -196,11 +196,11 @@ def test_convex_fusion_keeps_a_clear_vector_hit_that_rrf_buries() -> None:
     dense = [(9, 0.9, 90), (2, 0.5, 20), (3, 0.48, 30), (1, 0.3, 10)]
     assert [pid for pid, _, _ in fuse([bm25, dense])] == [2, 1, 3, 9, 4]
     fused = fuse_scores(bm25, dense, 0.5)
-    assert [pid for pid, _, _ in fused][:2] == [1, 9]
-    assert fused[0][1] == pytest.approx(0.5) and fused[1][1] == pytest.approx(0.5)
-    assert {pid: score for pid, score, _ in fused}[2] == pytest.approx(
-        0.5 * 5 / 9 + 0.5 * 0.2 / 0.6
-    )
+    assert [pid for pid, _, _ in fused] == [1, 9, 2, 3, 4]
+    by_pid = {pid: score for pid, score, _ in fused}
+    # BM25 scaled from 0 to its best; cosines from the 0.25 floor to the best.
+    assert by_pid[9] == pytest.approx(0.5)
+    assert by_pid[2] == pytest.approx(0.5 * 6 / 10 + 0.5 * (0.5 - 0.25) / (0.9 - 0.25))
     assert fuse_scores([], [], 0.5) == []
-    # One list alone keeps its order.
-    assert [pid for pid, _, _ in fuse_scores([], dense, 0.5)] == [9, 2, 3, 1]
+    # One list alone keeps its order (no vector above the similarity floor: BM25's).
+    assert [pid for pid, _, _ in fuse_scores(bm25, [], 0.5)] == [1, 2, 3, 4]

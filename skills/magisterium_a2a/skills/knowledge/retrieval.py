@@ -119,7 +119,7 @@ class RetrievalOptions:
     thesaurus: bool = True
     fusion: Fusion = "convex"
     lexical_weight: float = 0.5
-    """Convex fusion: weight of the BM25 score (each list min-max scaled)."""
+    """Convex fusion: weight of the BM25 score (each list scaled to its best hit)."""
     use_lexical: bool = True
     use_vectors: bool = True
 
@@ -345,24 +345,27 @@ def fuse(rankings: list[Ranked], k: int = RRF_K) -> Ranked:
 
 
 def fuse_scores(lexical: Ranked, dense: Ranked, lexical_weight: float) -> Ranked:
-    """Convex fusion: each list's scores min-max scaled over its candidates, then
-    weighted and added.
+    """Convex fusion: each list's scores scaled from its natural zero to its best
+    hit (BM25 from 0; cosine from ``MIN_SIMILARITY``, where the model says
+    "unrelated"), then weighted and added.
 
     Unlike reciprocal ranks, a passage the model finds much closer than the
     rest keeps its lead (RRF demoted such hits behind passages middling in both
-    lists); scaling by the range rather than the best score lets the cosine
-    similarities, which bunch between 0.3 and 0.6, count as much as BM25's.
+    lists); anchoring the cosines at the floor rather than at 0 lets them,
+    bunched between 0.3 and 0.6, count as much as BM25's. Fixed zeros, not the
+    lists' own minimums, so a short list (a small library) is not stretched.
     """
     scores: dict[int, float] = {}
     keys: dict[int, int] = {}
-    for ranking, weight in ((lexical, lexical_weight), (dense, 1.0 - lexical_weight)):
+    lists = ((lexical, lexical_weight, 0.0), (dense, 1.0 - lexical_weight, MIN_SIMILARITY))
+    for ranking, weight, zero in lists:
         if not ranking:
             continue
-        high = max(score for _, score, _ in ranking)
-        low = min(score for _, score, _ in ranking)
-        span = (high - low) or 1.0
+        span = max(score for _, score, _ in ranking) - zero
+        if span <= 0:
+            continue
         for pid, score, key in ranking:
-            scores[pid] = scores.get(pid, 0.0) + weight * (score - low) / span
+            scores[pid] = scores.get(pid, 0.0) + weight * max(score - zero, 0.0) / span
             keys[pid] = key
     ordered = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
     return [(pid, score, keys[pid]) for pid, score in ordered]
