@@ -38,7 +38,7 @@ class EmbedderChoice:
 
 @functools.cache
 def _local(threads: int) -> LocalEmbedder:
-    # One copy of the model per process (about 90 MB resident), whoever asks.
+    # One copy of the model per process (about 190 MB resident), whoever asks.
     return LocalEmbedder.load(threads=threads)
 
 
