@@ -21,17 +21,22 @@ then, in a handler:
   ``.sections``, metadata); ``kb.fetch(id)`` gives just metadata and body,
   cached (what ``document_fetch`` uses).
 - ``kb.mode -> SearchMode``: ``"bm25"`` or ``"hybrid"``, and why.
+- ``kb.understand(question) -> Understood``: the question as searched (its
+  lexical text and the thesaurus's added words).
 - ``kb.terms(text) -> list[str]``: the search terms of a text as the index
   analyses it (lower-cased, stop words dropped, stemmed), to compare a
   question with a passage the way BM25 does.
 
 ``kind`` is one of ``skills.knowledge.model.KINDS``. Scores are comparable only
-within one call: BM25 scores in BM25 mode, reciprocal-rank-fusion scores in
-hybrid mode.
+within one call: BM25 scores in BM25 mode, fused scores (0 to 1) in hybrid mode.
 
-Hybrid search fuses the BM25 ranking and the embedding ranking of the
-candidate passages by reciprocal rank (score = sum of 1 / (60 + rank)), which
-needs no calibration between the two kinds of score.
+A question is first understood (``query.py``: scaffolding dropped, the
+thesaurus's words added for BM25), then searched both ways: BM25 over the
+passages (with their titles and headings), and, by default, the in-process
+embedding model over their vectors (``semantic.py`` says which model serves,
+or why none does). The two lists are fused by score, each scaled from its
+natural zero to its best hit (``fuse_scores``); reciprocal-rank fusion
+(``fuse``) remains as an option measured in bench/RESULTS-knowledge.md.
 """
 
 from __future__ import annotations
