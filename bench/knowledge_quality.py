@@ -46,8 +46,8 @@ class Question:
     expected: frozenset[str]
 
 
-def questions() -> list[Question]:
-    data: list[dict[str, Any]] = yaml.safe_load(EVAL.read_text())
+def questions(path: Path = EVAL) -> list[Question]:
+    data: list[dict[str, Any]] = yaml.safe_load(path.read_text())
     return [Question(q["set"], q["question"], frozenset(q["expected"])) for q in data]
 
 
@@ -110,8 +110,8 @@ async def cited(kb: KnowledgeBase, items: list[Question]) -> int:
     return count
 
 
-async def run(settings: KnowledgeSettings, rounds: int, qa: bool) -> None:
-    items = questions()
+async def run(settings: KnowledgeSettings, rounds: int, qa: bool, path: Path = EVAL) -> None:
+    items = questions(path)
     choice = choose_embedder(settings)
     store = Store(knowledge_dir(settings), readonly=True)
     base = RetrievalOptions()
@@ -196,13 +196,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-qa", action="store_true")
     parser.add_argument("--first-start", type=int, default=0, metavar="ROUNDS")
+    parser.add_argument("--eval", type=Path, default=EVAL, help="the questions (YAML)")
     args = parser.parse_args()
     if args.first_start:
         first_start(args.first_start)
         return
     settings = KnowledgeSettings(_env_file=None, data_dir=args.data_dir)  # type: ignore[call-arg]
     build(settings)
-    asyncio.run(run(settings, args.rounds, not args.no_qa))
+    asyncio.run(run(settings, args.rounds, not args.no_qa, args.eval))
 
 
 if __name__ == "__main__":
