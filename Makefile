@@ -15,11 +15,11 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(VENV)/.installed: pyproject.toml constraints.txt | $(BIN)/python
-	$(BIN)/python -m pip install --quiet $(CONSTRAINTS) -e .
+	$(BIN)/python -m pip install --quiet $(CONSTRAINTS) -e '.[semantic]'
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml constraints.txt | $(BIN)/python
-	$(BIN)/python -m pip install --quiet $(CONSTRAINTS) -e '.[dev]'
+	$(BIN)/python -m pip install --quiet $(CONSTRAINTS) -e '.[dev,semantic]'
 	touch $@ $(VENV)/.installed
 
 run: $(VENV)/.installed
@@ -38,7 +38,7 @@ unit: $(VENV)/.installed-dev
 test: lint typecheck unit
 
 lock: $(VENV)/.installed-dev
-	$(BIN)/pip-compile --quiet --extra dev --strip-extras --no-emit-index-url --no-emit-find-links \
+	$(BIN)/pip-compile --quiet --extra dev --extra semantic --strip-extras --no-emit-index-url --no-emit-find-links \
 		--output-file constraints.txt pyproject.toml
 
 clean:

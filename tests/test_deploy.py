@@ -79,7 +79,8 @@ def _pins() -> dict[str, Version]:
 def test_the_lock_pins_every_dependency_within_its_range() -> None:
     """constraints.txt is what make run/make test install; `make lock` renews it."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    wanted = [*project["dependencies"], *project["optional-dependencies"]["dev"]]
+    extras = project["optional-dependencies"]
+    wanted = [*project["dependencies"], *extras["dev"], *extras["semantic"]]
     pins = _pins()
     for spec in map(Requirement, wanted):
         pin = pins.get(canonicalize_name(spec.name))
@@ -91,7 +92,7 @@ def test_the_lock_pins_every_dependency_within_its_range() -> None:
 def image_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """What the image's build stage does, from a copy of exactly what it copies:
     a regular (not editable) install into a fresh virtual environment."""
-    assert "pip install --no-cache-dir -c constraints.txt ." in DOCKERFILE
+    assert 'pip install --no-cache-dir -c constraints.txt ".[semantic]"' in DOCKERFILE
     tmp_path = tmp_path_factory.mktemp("image")
     context = tmp_path / "context"
     context.mkdir()
@@ -105,7 +106,7 @@ def image_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     subprocess.run(
-        [str(venv / "bin" / "pip"), "install", "--quiet", "-c", "constraints.txt", "."],
+        [str(venv / "bin" / "pip"), "install", "--quiet", "-c", "constraints.txt", ".[semantic]"],
         cwd=context,
         check=True,
         timeout=900,
@@ -122,6 +123,17 @@ def test_image_install_steps_in_a_fresh_venv(image_venv: Path, tmp_path: Path) -
         assert httpx.get(f"{server.base_url}/healthz").json() == {"status": "ok"}
     skills = {skill["id"] for skill in card["skills"]}
     assert {"liturgical_readings", "saints_of_the_day"} <= skills
+    # The image searches by meaning: the extra brings the model, nothing is downloaded later.
+    doctor = subprocess.run(
+        [str(image_venv / "bin" / "magisterium-a2a"), "doctor"],
+        env={**env, "COLUMNS": "200"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert "search mode: HYBRID: BM25 fused with the in-process model" in " ".join(
+        doctor.stdout.split()
+    ), doctor.stdout
     site = next((image_venv / "lib").glob("python3*/site-packages"))
     assert not (site / "app").exists() and not (site / "skills").exists()
     assert (site / "magisterium_a2a" / "server").is_dir()

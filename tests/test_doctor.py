@@ -25,7 +25,10 @@ def test_a_healthy_embedded_setup(settings: Settings) -> None:
     assert code == 0, text
     assert "task store: embedded" in text
     assert "catholic_qa (expensive), liturgical_readings (default)" in text
-    assert "search mode: BM25" in text
+    # The default: the in-process model, with the catalogue's shipped vectors.
+    assert "search mode: HYBRID: BM25 fused with the in-process model all-MiniLM-L6-v2-int8" in text
+    assert "314 of 314 passages have a vector" in text
+    assert "embedding model: all-MiniLM-L6-v2-int8 (in-process) answered 384-dimensional" in text
     assert "identity: opaque tokens" in text
     assert "the built-in OAuth server is on" in text
     assert "development mode: the demo tokens are accepted" in text

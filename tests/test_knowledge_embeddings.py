@@ -11,7 +11,7 @@ import pytest
 
 from magisterium_a2a.server.config import Settings
 from magisterium_a2a.skills.knowledge.library import knowledge_dir
-from magisterium_a2a.skills.knowledge.retrieval import KnowledgeBase, fuse
+from magisterium_a2a.skills.knowledge.retrieval import KnowledgeBase, fuse, fuse_scores
 from magisterium_a2a.skills.knowledge.store import Store
 from tests.kb_support import (
     BUILTINS,
@@ -151,7 +151,10 @@ def test_documents_embed_fills_in_missing_vectors_and_doctor_says_hybrid(
 
     before = run_cli(hybrid, "doctor", env=environment)
     text = " ".join(before.stdout.split())
-    assert "search mode: BM25: embeddings are configured (fake-mini) but no passage" in text
+    assert (
+        f"search mode: BM25: the embeddings endpoint {fake.url}/embeddings (fake-mini) is "
+        "available but no passage has a vector yet" in text
+    )
 
     embedded = run_cli(hybrid, "documents", "embed", env=environment)
     assert embedded.exit_code == 0, embedded.output
@@ -160,16 +163,21 @@ def test_documents_embed_fills_in_missing_vectors_and_doctor_says_hybrid(
     after = run_cli(hybrid, "doctor", env=environment)
     assert after.exit_code == 0
     text = " ".join(after.stdout.split())
-    assert "search mode: HYBRID: BM25 fused with fake-mini embeddings" in text
+    assert (
+        f"search mode: HYBRID: BM25 fused with the embeddings endpoint {fake.url}/embeddings "
+        "(fake-mini)" in text
+    )
     assert "317 of 317 passages have a vector" in text
-    assert f"{fake.url}/embeddings answered 48-dimensional vectors" in text
+    assert f"fake-mini ({fake.url}/embeddings) answered 48-dimensional vectors" in text
 
     again = run_cli(hybrid, "documents", "embed", env=environment)
     assert "Embedded 0 passages." in again.stdout
 
-    missing = run_cli(settings, "documents", "embed")
+    missing = run_cli(settings, "documents", "embed", env={"A2A_EMBEDDINGS_LOCAL": "false"})
     assert missing.exit_code == 2
-    assert "no embeddings configured" in missing.output
+    assert "no embedding model: the in-process model is switched off" in " ".join(
+        missing.output.split()
+    )
 
 
 def test_reciprocal_rank_fusion() -> None:
@@ -179,3 +187,20 @@ def test_reciprocal_rank_fusion() -> None:
     assert [(pid, key) for pid, _, key in fused] == [(1, 10), (3, 30), (2, 20), (4, 40)]
     assert fused[0][1] == pytest.approx(1 / 61 + 1 / 63)
     assert fuse([[], []]) == []
+
+
+def test_convex_fusion_keeps_a_clear_vector_hit_that_rrf_buries() -> None:
+    # Passage 9 is the model's clear favourite and absent from BM25's list; 2 and 3
+    # are middling in both.
+    bm25 = [(1, 10.0, 10), (2, 6.0, 20), (3, 5.0, 30), (4, 1.0, 40)]
+    dense = [(9, 0.9, 90), (2, 0.5, 20), (3, 0.48, 30), (1, 0.3, 10)]
+    assert [pid for pid, _, _ in fuse([bm25, dense])] == [2, 1, 3, 9, 4]
+    fused = fuse_scores(bm25, dense, 0.5)
+    assert [pid for pid, _, _ in fused] == [1, 9, 2, 3, 4]
+    by_pid = {pid: score for pid, score, _ in fused}
+    # BM25 scaled from 0 to its best; cosines from the 0.25 floor to the best.
+    assert by_pid[9] == pytest.approx(0.5)
+    assert by_pid[2] == pytest.approx(0.5 * 6 / 10 + 0.5 * (0.5 - 0.25) / (0.9 - 0.25))
+    assert fuse_scores([], [], 0.5) == []
+    # One list alone keeps its order (no vector above the similarity floor: BM25's).
+    assert [pid for pid, _, _ in fuse_scores(bm25, [], 0.5)] == [1, 2, 3, 4]

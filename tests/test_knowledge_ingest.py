@@ -404,7 +404,7 @@ def test_doctor_reports_the_mode_and_the_index(settings: Settings) -> None:
     result = run_cli(settings, "doctor")
     assert result.exit_code == 0, result.output
     text = " ".join(result.stdout.split())
-    assert "search mode: BM25: no embeddings configured" in text
+    assert "search mode: HYBRID: BM25 fused with the in-process model" in text
     assert "from the built-in catalogue" in text
     assert "(consistent)" in text
 

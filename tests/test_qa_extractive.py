@@ -29,7 +29,10 @@ def retrieval_questions() -> list[tuple[str, str]]:
 @pytest.fixture(scope="module")
 def refdata(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
     need_kb_refdata()
-    with isolated_settings(data_dir=tmp_path_factory.mktemp("qa-refdata")) as settings:
+    # BM25 with the thesaurus: embedding the whole sets would take minutes.
+    with isolated_settings(
+        data_dir=tmp_path_factory.mktemp("qa-refdata"), embeddings_local=False
+    ) as settings:
         report = ingest([SUMMA, CYPRIAN, TRENT], settings, include="*.[hj]*")
         assert not report.errors
         yield settings

@@ -24,10 +24,10 @@ from rich.progress import (
 from rich.table import Table
 
 from magisterium_a2a.server.cli.common import load_family
-from magisterium_a2a.skills.knowledge.embeddings import EmbeddingsClient, EmbeddingsError
+from magisterium_a2a.skills.knowledge.embeddings import EmbeddingsError
 from magisterium_a2a.skills.knowledge.ingest import Defaults, IngestError
 from magisterium_a2a.skills.knowledge.ingestion import IngestReport, embed_missing, ingest
-from magisterium_a2a.skills.knowledge.ingestion import Progress as IngestProgress
+from magisterium_a2a.skills.knowledge.library import Progress as IngestProgress
 from magisterium_a2a.skills.knowledge.library import delete_document, knowledge_dir, prepare
 from magisterium_a2a.skills.knowledge.model import KINDS, DocumentKind, Origin
 from magisterium_a2a.skills.knowledge.retrieval import KnowledgeBase
@@ -293,18 +293,19 @@ def knowledge_report(settings: KnowledgeSettings) -> int:
         out.print(f"  vectors: {vectors}", highlight=False)
     problems += not in_sync
     out.print(f"[bold]search mode:[/bold] {mode.mode.upper()}: {mode.reason}", highlight=False)
-    client = EmbeddingsClient.from_settings(settings)
-    if client is not None:
+    embedder = kb.embedder
+    if embedder is not None:
+        label = "embedding model" if embedder.url == "in-process" else "embeddings endpoint"
         try:
             started = time.monotonic()
-            vector = next(client.embed(["doctor"]))
+            vector = next(embedder.embed(["doctor"]))
             elapsed = (time.monotonic() - started) * 1000
             out.print(
-                f"[bold]embeddings endpoint:[/bold] {client.url} answered "
+                f"[bold]{label}:[/bold] {embedder.model} ({embedder.url}) answered "
                 f"{vector.shape[1]}-dimensional vectors in {elapsed:.0f} ms",
                 highlight=False,
             )
         except EmbeddingsError as exc:
             problems += 1
-            err.print(f"[red]embeddings endpoint:[/red] {exc}")
+            err.print(f"[red]{label}:[/red] {exc}")
     return problems

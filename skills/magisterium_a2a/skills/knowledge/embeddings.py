@@ -5,9 +5,11 @@ Any server that speaks ``POST /v1/embeddings`` works: a hosted API, or a
 local sentence-transformers model behind text-embeddings-inference, infinity,
 llama.cpp or Ollama. Vectors are L2-normalised float32, stored beside the
 passages in SQLite under the model's name, so switching models never mixes
-vectors. The server never embeds at start-up: ``magisterium-a2a ingest`` (and
-``documents embed``) compute the vectors; a query is embedded when it is
-searched, and a failing endpoint degrades that search to BM25 alone.
+vectors. The server never calls an endpoint at start-up: ``magisterium-a2a
+ingest`` (and ``documents embed``) compute the vectors; a query is embedded
+when it is searched, and a failing endpoint degrades that search to BM25 alone.
+The in-process model (``local_embeddings.py``) is the default when no
+endpoint is set.
 """
 
 from __future__ import annotations

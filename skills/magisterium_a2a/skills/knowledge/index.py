@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +28,8 @@ FIELD_BOOSTS: dict[str, float] = {"title": 1.0, "heading": 1.0, "text": 1.0}
 # "Epistle LXVI") gets this extra weight; a partial title match gets none, so
 # long titles full of common words do not crowd the results.
 TITLE_MATCH_BOOST = 2.0
+# Words the thesaurus adds weigh less than the reader's own.
+EXPANSION_BOOST = 0.5
 # Words that carry no topic in a question; the analyser drops them on both sides.
 QUESTION_WORDS = [
     "about",
@@ -146,18 +148,33 @@ class PassageIndex:
         """The analysed search terms of a query, in order, without repeats."""
         return list(dict.fromkeys(self._analyzer.analyze(text)))
 
-    def search(self, query: str, limit: int, kind: str | None = None) -> Ranked:
-        """(passage id, BM25 score, document key), best first; empty when no word can match."""
+    def search(
+        self,
+        query: str,
+        limit: int,
+        kind: str | None = None,
+        *,
+        expansions: Sequence[str] = (),
+    ) -> Ranked:
+        """(passage id, BM25 score, document key), best first; empty when no word can match.
+
+        ``expansions`` (the thesaurus's words) are matched too, at
+        ``EXPANSION_BOOST``; they never count toward the whole-title bonus.
+        """
         terms = self.terms(query)
-        if not terms:
+        extra = [t for t in self.terms(" ".join(expansions)) if t not in terms]
+        if not terms and not extra:
             return []
         should: list[tuple[tantivy.Occur, tantivy.Query]] = []
-        for term in terms:
+        weighted = [(t, 1.0) for t in terms] + [(t, EXPANSION_BOOST) for t in extra]
+        for term, weight in weighted:
             for field, boost in FIELD_BOOSTS.items():
                 q = tantivy.Query.term_query(self._schema, field, term, index_option="freq")
-                if boost != 1.0:
-                    q = tantivy.Query.boost_query(q, boost)
+                if boost * weight != 1.0:
+                    q = tantivy.Query.boost_query(q, boost * weight)
                 should.append((tantivy.Occur.Should, q))
+        if not terms:
+            return self._run(tantivy.Query.boolean_query(should), limit, kind)
         title_all = tantivy.Query.boolean_query(
             [
                 (tantivy.Occur.Must, tantivy.Query.term_query(self._schema, "title", term))
@@ -167,7 +184,9 @@ class PassageIndex:
         should.append(
             (tantivy.Occur.Should, tantivy.Query.boost_query(title_all, TITLE_MATCH_BOOST))
         )
-        query_obj = tantivy.Query.boolean_query(should)
+        return self._run(tantivy.Query.boolean_query(should), limit, kind)
+
+    def _run(self, query_obj: tantivy.Query, limit: int, kind: str | None) -> Ranked:
         if kind is not None:
             kind_q = tantivy.Query.term_query(self._schema, "kind", kind)
             query_obj = tantivy.Query.boolean_query(

@@ -11,15 +11,21 @@ interruption before the final commit leaves the store as it was.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from magisterium_a2a.skills.knowledge.embeddings import EmbeddingsClient, to_blob
+from magisterium_a2a.skills.knowledge.embeddings import to_blob
 from magisterium_a2a.skills.knowledge.ingest import Defaults, IngestError, discover, read_file
-from magisterium_a2a.skills.knowledge.library import knowledge_dir, prepare
+from magisterium_a2a.skills.knowledge.library import (
+    Progress,
+    embed_passages,
+    knowledge_dir,
+    prepare,
+)
 from magisterium_a2a.skills.knowledge.model import Document, Origin
-from magisterium_a2a.skills.knowledge.passages import PassageText, split_document
+from magisterium_a2a.skills.knowledge.passages import PassageText, embedding_text, split_document
+from magisterium_a2a.skills.knowledge.semantic import Embedder, choose_embedder
 from magisterium_a2a.skills.knowledge.settings import KnowledgeSettings
 from magisterium_a2a.skills.knowledge.store import Store
 
@@ -41,16 +47,6 @@ class IngestReport:
     @property
     def documents(self) -> int:
         return len(self.added) + len(self.replaced) + len(self.unchanged)
-
-
-@dataclass(frozen=True, slots=True)
-class Progress:
-    """Callbacks for a progress display; all optional."""
-
-    files: Callable[[int], None] = lambda total: None
-    file_done: Callable[[Path], None] = lambda path: None
-    embedding: Callable[[int], None] = lambda total: None
-    embedded: Callable[[int], None] = lambda count: None
 
 
 @dataclass
@@ -103,7 +99,7 @@ def ingest(
             read.setdefault(document.id, document)
         progress.file_done(path)
 
-    embedder = EmbeddingsClient.from_settings(settings)
+    embedder = choose_embedder(settings).embedder
     prepare(settings)
     store = Store(knowledge_dir(settings))
     try:
@@ -137,14 +133,12 @@ def ingest(
     finally:
         store.close()
     if embedder is not None:
-        report.embedded += embed_missing(settings, progress)
+        report.embedded += _embed_missing(settings, embedder, progress)
     report.seconds = time.monotonic() - started
     return report
 
 
-def _embed(
-    embedder: EmbeddingsClient, pending: list[_Pending], progress: Progress
-) -> list[list[bytes]]:
+def _embed(embedder: Embedder, pending: list[_Pending], progress: Progress) -> list[list[bytes]]:
     texts = [
         embedding_text(p.document.title, part.heading, part.text)
         for p in pending
@@ -163,34 +157,21 @@ def _embed(
     return out
 
 
-def embedding_text(title: str, heading: str | None, text: str) -> str:
-    """What is embedded for a passage: its text in the context of title and heading."""
-    head = f"{title}. {heading}" if heading else title
-    return f"{head}\n\n{text}"
-
-
 def embed_missing(settings: KnowledgeSettings, progress: Progress | None = None) -> int:
     """Compute vectors for every stored passage that lacks one for the configured model."""
-    embedder = EmbeddingsClient.from_settings(settings)
-    if embedder is None:
-        raise ValueError(
-            "no embeddings configured: set A2A_EMBEDDINGS_URL and A2A_EMBEDDINGS_MODEL"
-        )
-    progress = progress or Progress()
+    choice = choose_embedder(settings)
+    if choice.embedder is None:
+        raise ValueError(f"no embedding model: {choice.reason}")
+    return _embed_missing(settings, choice.embedder, progress)
+
+
+def _embed_missing(
+    settings: KnowledgeSettings, embedder: Embedder, progress: Progress | None
+) -> int:
     prepare(settings)
     store = Store(knowledge_dir(settings))
     try:
         missing = store.passages_without_vector(embedder.model)
-        infos = store.document_infos(p.document_id for p in missing)
-        texts = [embedding_text(infos[p.document_id].title, p.heading, p.text) for p in missing]
-        progress.embedding(len(texts))
-        rows: list[tuple[int, bytes]] = []
-        for batch in embedder.embed(texts):
-            for row in batch:
-                rows.append((missing[len(rows)].id, to_blob(row)))
-            progress.embedded(batch.shape[0])
-        with store.writer() as writer:
-            writer.put_vectors(embedder.model, rows)
-        return len(rows)
+        return embed_passages(store, embedder, missing, progress) if missing else 0
     finally:
         store.close()

@@ -10,12 +10,21 @@ second). Servers then open the store read-only.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from magisterium_a2a.skills.knowledge.catalogue import catalogue_hash, load_catalogue
+from magisterium_a2a.skills.knowledge.catalogue_vectors import shipped, text_key
+from magisterium_a2a.skills.knowledge.embeddings import to_blob
 from magisterium_a2a.skills.knowledge.model import Origin
+from magisterium_a2a.skills.knowledge.passages import embedding_text
 from magisterium_a2a.skills.knowledge.settings import KnowledgeSettings
-from magisterium_a2a.skills.knowledge.store import Store
+from magisterium_a2a.skills.knowledge.store import Store, StoredPassage
+
+if TYPE_CHECKING:
+    from magisterium_a2a.skills.knowledge.semantic import Embedder
 
 log = logging.getLogger(__name__)
 DISABLED = "disabled"
@@ -29,8 +38,20 @@ def wanted_catalogue_hash(settings: KnowledgeSettings) -> str:
     return catalogue_hash() if settings.builtin_corpus else DISABLED
 
 
-def prepare(settings: KnowledgeSettings) -> None:
-    """Make the store current: catalogue synchronised, index consistent."""
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """Callbacks for a progress display; all optional."""
+
+    files: Callable[[int], None] = lambda total: None
+    file_done: Callable[[Path], None] = lambda path: None
+    embedding: Callable[[int], None] = lambda total: None
+    embedded: Callable[[int], None] = lambda count: None
+
+
+def prepare(settings: KnowledgeSettings, embedder: Embedder | None = None) -> None:
+    """Make the store current: catalogue synchronised, index consistent, and,
+    given an embedder, every catalogue passage embedded (once: a few seconds on
+    a fresh data directory, nothing afterwards)."""
     store = Store(knowledge_dir(settings))
     try:
         wanted = wanted_catalogue_hash(settings)
@@ -39,8 +60,50 @@ def prepare(settings: KnowledgeSettings) -> None:
         if not store.index_in_sync():
             log.warning("the full-text index is behind the documents; rebuilding it")
             store.rebuild_index()
+        if embedder is not None:
+            missing = store.passages_without_vector(embedder.model, Origin.CATALOGUE)
+            if missing:
+                count = embed_passages(store, embedder, missing)
+                log.info("built-in catalogue embedded: %d passages (%s)", count, embedder.model)
     finally:
         store.close()
+
+
+def embed_passages(
+    store: Store,
+    embedder: Embedder,
+    passages: Sequence[StoredPassage],
+    progress: Progress | None = None,
+) -> int:
+    """Compute and store the vectors of stored passages; the number written."""
+    progress = progress or Progress()
+    infos = store.document_infos(p.document_id for p in passages)
+    texts = [
+        embedding_text(infos[p.document_id].title, p.heading, p.text)
+        for p in passages
+        if p.document_id in infos
+    ]
+    passages = [p for p in passages if p.document_id in infos]
+    # Vectors built with the package (the catalogue's) are copied, not computed.
+    known = shipped(embedder.model)
+    rows: list[tuple[int, bytes]] = []
+    todo: list[int] = []
+    for i, text in enumerate(texts):
+        vector = known.get(text_key(text))
+        if vector is None:
+            todo.append(i)
+        else:
+            rows.append((passages[i].id, to_blob(vector)))
+    progress.embedding(len(todo))
+    done = 0
+    for batch in embedder.embed([texts[i] for i in todo]):
+        for row in batch:
+            rows.append((passages[todo[done]].id, to_blob(row)))
+            done += 1
+        progress.embedded(batch.shape[0])
+    with store.writer() as writer:
+        writer.put_vectors(embedder.model, rows)
+    return len(rows)
 
 
 def sync_catalogue(store: Store, settings: KnowledgeSettings) -> int:

@@ -103,3 +103,10 @@ def _split_long(paragraph: str) -> list[str]:
     if current:
         out.append(" ".join(current))
     return out
+
+
+def embedding_text(title: str, heading: str | None, text: str) -> str:
+    """What is embedded for a passage: its text in the context of title and heading
+    (the lexical index gets the same three as fields)."""
+    head = f"{title}. {heading}" if heading else title
+    return f"{head}\n\n{text}"

@@ -21,17 +21,22 @@ then, in a handler:
   ``.sections``, metadata); ``kb.fetch(id)`` gives just metadata and body,
   cached (what ``document_fetch`` uses).
 - ``kb.mode -> SearchMode``: ``"bm25"`` or ``"hybrid"``, and why.
+- ``kb.understand(question) -> Understood``: the question as searched (its
+  lexical text and the thesaurus's added words).
 - ``kb.terms(text) -> list[str]``: the search terms of a text as the index
   analyses it (lower-cased, stop words dropped, stemmed), to compare a
   question with a passage the way BM25 does.
 
 ``kind`` is one of ``skills.knowledge.model.KINDS``. Scores are comparable only
-within one call: BM25 scores in BM25 mode, reciprocal-rank-fusion scores in
-hybrid mode.
+within one call: BM25 scores in BM25 mode, fused scores (0 to 1) in hybrid mode.
 
-Hybrid search fuses the BM25 ranking and the embedding ranking of the
-candidate passages by reciprocal rank (score = sum of 1 / (60 + rank)), which
-needs no calibration between the two kinds of score.
+A question is first understood (``query.py``: scaffolding dropped, the
+thesaurus's words added for BM25), then searched both ways: BM25 over the
+passages (with their titles and headings), and, by default, the in-process
+embedding model over their vectors (``semantic.py`` says which model serves,
+or why none does). The two lists are fused by score, each scaled from its
+natural zero to its best hit (``fuse_scores``); reciprocal-rank fusion
+(``fuse``) remains as an option measured in bench/RESULTS-knowledge.md.
 """
 
 from __future__ import annotations
@@ -41,19 +46,20 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from magisterium_a2a.skills.knowledge.embeddings import (
-    EmbeddingsClient,
-    EmbeddingsError,
-    VectorIndex,
-)
+from magisterium_a2a.skills.knowledge.embeddings import EmbeddingsError, VectorIndex
 from magisterium_a2a.skills.knowledge.index import Ranked
 from magisterium_a2a.skills.knowledge.library import knowledge_dir, prepare
+from magisterium_a2a.skills.knowledge.local_embeddings import LocalEmbedder
 from magisterium_a2a.skills.knowledge.model import Document, DocumentInfo
+from magisterium_a2a.skills.knowledge.query import Thesaurus, Understood, builtin_entries
+from magisterium_a2a.skills.knowledge.semantic import Embedder, EmbedderChoice, choose_embedder
 from magisterium_a2a.skills.knowledge.settings import KnowledgeSettings
 from magisterium_a2a.skills.knowledge.store import Store, StoredPassage
 
 log = logging.getLogger(__name__)
 RRF_K = 60
+MIN_SIMILARITY = 0.25
+Fusion = Literal["rrf", "convex"]
 MAX_CANDIDATES = 4096
 _FETCH_CACHE = 256
 
@@ -110,22 +116,56 @@ class SearchMode:
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class RetrievalOptions:
+    """How a question is searched; the defaults are what bench/RESULTS-knowledge.md
+    measured best on the evaluation set."""
+
+    thesaurus: bool = True
+    fusion: Fusion = "convex"
+    lexical_weight: float = 0.5
+    """Convex fusion: weight of the BM25 score (each list scaled to its best hit)."""
+    use_lexical: bool = True
+    use_vectors: bool = True
+
+
 class KnowledgeBase:
     """The store opened for serving, plus the optional semantic layer."""
 
-    def __init__(self, store: Store, embedder: EmbeddingsClient | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder | None = None,
+        *,
+        why: str = "",
+        options: RetrievalOptions | None = None,
+    ) -> None:
         self.store = store
         self.embedder = embedder
+        self.options = options or RetrievalOptions()
+        self._why = why or (
+            "no embedding model" if embedder is None else f"{embedder.model} ({embedder.url})"
+        )
+        self._thesaurus = Thesaurus(builtin_entries() if self.options.thesaurus else (), self.terms)
         self._vectors: VectorIndex | None = None
         self._fetched: OrderedDict[str, FetchedDocument | None] = OrderedDict()
         self._load_vectors()
 
     @classmethod
-    def open(cls, settings: KnowledgeSettings) -> KnowledgeBase:
-        """Prepare the store (catalogue, index) and open it read-only."""
-        prepare(settings)
+    def open(
+        cls, settings: KnowledgeSettings, options: RetrievalOptions | None = None
+    ) -> KnowledgeBase:
+        """Prepare the store (catalogue, index, catalogue vectors) and open it read-only."""
+        choice: EmbedderChoice = choose_embedder(settings)
+        # The in-process model embeds the catalogue at first start (its shipped
+        # vectors, in practice); an endpoint is never called at start-up:
+        # ``documents embed`` does that work.
+        local = choice.embedder if isinstance(choice.embedder, LocalEmbedder) else None
+        prepare(settings, local)
         store = Store(knowledge_dir(settings), readonly=True)
-        return cls(store, EmbeddingsClient.from_settings(settings))
+        if options is None:
+            options = RetrievalOptions(thesaurus=settings.search_thesaurus)
+        return cls(store, choice.embedder, why=choice.reason, options=options)
 
     async def aclose(self) -> None:
         if self.embedder is not None:
@@ -148,24 +188,28 @@ class KnowledgeBase:
     @property
     def mode(self) -> SearchMode:
         if self.embedder is None:
-            return SearchMode(
-                "bm25",
-                "no embeddings configured (set A2A_EMBEDDINGS_URL and A2A_EMBEDDINGS_MODEL)",
-            )
+            return SearchMode("bm25", self._why)
         total = self.store.stats().passages
         embedded = 0 if self._vectors is None else len(self._vectors)
         if embedded == 0:
             return SearchMode(
                 "bm25",
-                f"embeddings are configured ({self.embedder.model}) but no passage has a "
-                "vector yet: run 'magisterium-a2a documents embed'",
+                f"{self._why} is available but no passage has a vector yet: "
+                "run 'magisterium-a2a documents embed'",
             )
-        missing = f"; {total - embedded} lack one" if embedded < total else ""
+        missing = (
+            f"; {total - embedded} lack one: run 'magisterium-a2a documents embed'"
+            if embedded < total
+            else ""
+        )
         return SearchMode(
             "hybrid",
-            f"BM25 fused with {self.embedder.model} embeddings from {self.embedder.url} "
-            f"({embedded} of {total} passages have a vector{missing})",
+            f"BM25 fused with {self._why} ({embedded} of {total} passages have a vector{missing})",
         )
+
+    def understand(self, question: str) -> Understood:
+        """The question as searched: scaffolding dropped, thesaurus words added."""
+        return self._thesaurus.understand(question)
 
     # -- reading -------------------------------------------------------------------
 
@@ -208,16 +252,30 @@ class KnowledgeBase:
 
     async def _ranked(self, query: str, candidates: int, kind: str | None) -> Ranked:
         self._refresh()
-        lexical = self.store.index.search(query, candidates, kind)
-        if self.embedder is None or self._vectors is None:
+        options = self.options
+        understood = self.understand(query)
+        lexical: Ranked = []
+        if options.use_lexical or self._vectors is None or self.embedder is None:
+            lexical = self.store.index.search(
+                understood.lexical, candidates, kind, expansions=understood.expansions
+            )
+        if self.embedder is None or self._vectors is None or not options.use_vectors:
             return lexical
         try:
             vector = await self.embedder.embed_query(query)
             dense = await self._vectors.search_async(vector, candidates, kind)
+            # Every passage is somebody's nearest neighbour: below this similarity
+            # the model is only saying "nothing here" (measured: nonsense queries
+            # score 0.1-0.2, expected documents of the evaluation set 0.31 and up).
+            dense = [hit for hit in dense if hit[1] >= MIN_SIMILARITY]
         except EmbeddingsError as exc:
             log.warning("semantic search unavailable for this query, BM25 alone: %s", exc)
             return lexical
-        return fuse([lexical, dense])
+        if not options.use_lexical:
+            return dense
+        if options.fusion == "rrf":
+            return fuse([lexical, dense])
+        return fuse_scores(lexical, dense, options.lexical_weight)
 
     async def search_passages(
         self, query: str, *, limit: int = 10, kind: str | None = None
@@ -286,6 +344,33 @@ def fuse(rankings: list[Ranked], k: int = RRF_K) -> Ranked:
     for ranking in rankings:
         for rank, (pid, _, key) in enumerate(ranking):
             scores[pid] = scores.get(pid, 0.0) + 1.0 / (k + rank + 1)
+            keys[pid] = key
+    ordered = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+    return [(pid, score, keys[pid]) for pid, score in ordered]
+
+
+def fuse_scores(lexical: Ranked, dense: Ranked, lexical_weight: float) -> Ranked:
+    """Convex fusion: each list's scores scaled from its natural zero to its best
+    hit (BM25 from 0; cosine from ``MIN_SIMILARITY``, where the model says
+    "unrelated"), then weighted and added.
+
+    Unlike reciprocal ranks, a passage the model finds much closer than the
+    rest keeps its lead (RRF demoted such hits behind passages middling in both
+    lists); anchoring the cosines at the floor rather than at 0 lets them,
+    bunched between 0.3 and 0.6, count as much as BM25's. Fixed zeros, not the
+    lists' own minimums, so a short list (a small library) is not stretched.
+    """
+    scores: dict[int, float] = {}
+    keys: dict[int, int] = {}
+    lists = ((lexical, lexical_weight, 0.0), (dense, 1.0 - lexical_weight, MIN_SIMILARITY))
+    for ranking, weight, zero in lists:
+        if not ranking:
+            continue
+        span = max(score for _, score, _ in ranking) - zero
+        if span <= 0:
+            continue
+        for pid, score, key in ranking:
+            scores[pid] = scores.get(pid, 0.0) + weight * max(score - zero, 0.0) / span
             keys[pid] = key
     ordered = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
     return [(pid, score, keys[pid]) for pid, score in ordered]

@@ -10,15 +10,27 @@ from magisterium_a2a.plugin import PluginSettings
 
 
 class KnowledgeSettings(PluginSettings):
-    """The built-in catalogue switch and the optional embeddings endpoint."""
+    """The built-in catalogue switch, the in-process embedding model and the
+    optional embeddings endpoint (which, when set, is used instead of the model)."""
 
     builtin_corpus: bool = Field(
         True, description="Serve the built-in catalogue of magisterial documents"
     )
+    embeddings_local: bool = Field(
+        True,
+        description="Embed with the in-process model (the 'semantic' extra) when no endpoint "
+        "is set; false means BM25 search alone unless A2A_EMBEDDINGS_URL is set",
+    )
+    embeddings_threads: int = Field(
+        1, ge=1, le=64, description="CPU threads of the in-process embedding model"
+    )
+    search_thesaurus: bool = Field(
+        True, description="Expand questions with the theological thesaurus before searching"
+    )
     embeddings_url: str = Field(
         "",
         description="OpenAI-compatible embeddings endpoint (base .../v1 or .../v1/embeddings); "
-        "empty means BM25 search alone",
+        "empty means the in-process model (or BM25 alone without it)",
     )
     embeddings_model: str = Field("", description="Embeddings model name sent to the endpoint")
     embeddings_api_key: SecretStr | None = Field(

@@ -304,12 +304,19 @@ class Store:
             (model,),
         ).fetchall()
 
-    def passages_without_vector(self, model: str) -> list[StoredPassage]:
+    def passages_without_vector(
+        self, model: str, origin: Origin | None = None
+    ) -> list[StoredPassage]:
+        """Passages with no vector of ``model`` (only documents of ``origin`` if given)."""
+        where, args = "", [model]
+        if origin is not None:
+            where, args = " and d.origin = ?", [model, origin.value]
         rows = self._db.execute(
             "select p.id, p.doc_id, p.ordinal, p.heading, p.ref, p.text from passages p "
+            "join documents d on d.id = p.doc_id "
             "left join embeddings e on e.passage_id = p.id and e.model = ? "
-            "where e.passage_id is null order by p.id",
-            (model,),
+            f"where e.passage_id is null{where} order by p.id",
+            args,
         ).fetchall()
         return [StoredPassage(*row) for row in rows]
 

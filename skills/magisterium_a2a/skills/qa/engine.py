@@ -51,9 +51,12 @@ class QAEngine:
         return rewritten or contextual_query(question, conversation)
 
     def relevant(self, hits: Sequence[PassageHit], query: str) -> list[PassageHit]:
-        """The hits that share enough of the query's terms to be worth quoting."""
+        """The hits that share enough of the query's terms to be worth quoting (the
+        thesaurus's words for them count: a passage on "immutability" answers
+        "does God change")."""
         terms = set(self.kb.terms(query))
         needed = min(2, (len(terms) + 1) // 2)
+        terms.update(self.kb.terms(" ".join(self.kb.understand(query).expansions)))
         best = max((hit.score for hit in hits), default=0.0)
         kept = []
         for hit in hits:

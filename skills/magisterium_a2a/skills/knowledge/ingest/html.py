@@ -10,6 +10,7 @@ they do not glue digits onto words; the notes themselves are kept.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,7 @@ def read(path: Path, defaults: Defaults) -> list[Document]:
         raise IngestError(path, f"not readable as HTML ({exc})") from None
     for marker in tree.xpath("//sup[.//a[starts-with(@href, '#')]]"):
         marker.drop_tree()
+    headings = _headings(tree)
     text = trafilatura.extract(
         tree,
         output_format="markdown",
@@ -57,7 +59,45 @@ def read(path: Path, defaults: Defaults) -> list[Document]:
     if title is None:
         heads = tree.xpath("//title")
         title = _clean_title(heads[0].text_content()) if heads else None
+    subtitle = headings.get(title) if title else None
+    if title and subtitle:
+        title = f"{title}: {subtitle}"
     return [build_document(path, meta, sections, title=title, defaults=defaults)]
+
+
+_DATE_NOTE = re.compile(r"[\s.,]*\ba\.?\s?d\.?\s*\d{1,4}\s*\.?$", re.IGNORECASE)
+_SUBTITLE_MAX_WORDS = 30
+
+
+def _headings(tree: lxml.html.HtmlElement) -> dict[str, str]:
+    """Each top heading's subtitle: the short title-like line printed right
+    under it (old editions print "Epistle LI." and then "To Antonianus About
+    Cornelius and Novatian."). Read before trafilatura, which keeps only one."""
+    found: dict[str, str] = {}
+    for heading in tree.xpath("//h1|//h2"):
+        title = _clean_title(heading.text_content())
+        following = heading.getnext()
+        while following is not None and not " ".join(following.text_content().split()):
+            following = following.getnext()
+        if title is None or following is None or following.tag not in _SUBTITLE_TAGS:
+            continue
+        subtitle = _clean_title(_DATE_NOTE.sub("", " ".join(following.text_content().split())))
+        if subtitle and _title_like(subtitle) and subtitle not in title:
+            found.setdefault(title, subtitle)
+    return found
+
+
+_SUBTITLE_TAGS = {"p", "h2", "h3", "h4", "h5", "h6"}
+
+
+def _title_like(line: str) -> bool:
+    """Short, and its longer words capitalised as in a title, unlike a sentence."""
+    words = line.split()
+    if len(words) > _SUBTITLE_MAX_WORDS:
+        return False
+    long_words = [w for w in words if len(w.strip(",.;:")) > 3]
+    capitalised = [w for w in long_words if w[:1].isupper()]
+    return bool(long_words) and len(capitalised) >= 0.6 * len(long_words)
 
 
 def _clean_title(title: str | None) -> str | None:

@@ -1,0 +1,210 @@
+"""Retrieval quality on the team's evaluation set (bench/knowledge_eval.yaml):
+recall@3, recall@10 and MRR of the expected documents, and search latency,
+for BM25, vector, hybrid (two fusions) and the default configuration; and how
+often catholic_qa's extractive provider cites an expected document.
+
+    .venv/bin/python -m bench.knowledge_quality [--data-dir /tmp/kb-eval] [--rounds 3]
+
+The store (refdata Summa, Cyprian and Trent, plus the built-in catalogue, with
+the in-process model's vectors) is built on first use in --data-dir, outside
+the repository, and reused: embedding the 4,700 passages takes minutes on a
+busy machine. Latency is the median over rounds of each round's p50 / p99.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from magisterium_a2a.skills.knowledge.ingestion import ingest
+from magisterium_a2a.skills.knowledge.library import knowledge_dir
+from magisterium_a2a.skills.knowledge.retrieval import KnowledgeBase, RetrievalOptions
+from magisterium_a2a.skills.knowledge.semantic import choose_embedder
+from magisterium_a2a.skills.knowledge.settings import KnowledgeSettings
+from magisterium_a2a.skills.knowledge.store import Store
+from magisterium_a2a.skills.qa.engine import QAEngine
+from magisterium_a2a.skills.qa.extractive import ExtractiveProvider
+
+EVAL = Path(__file__).resolve().parent / "knowledge_eval.yaml"
+REFDATA = Path(__file__).resolve().parents[1].parent / "shared" / "refdata"
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    set: str
+    question: str
+    expected: frozenset[str]
+
+
+def questions(path: Path = EVAL) -> list[Question]:
+    data: list[dict[str, Any]] = yaml.safe_load(path.read_text())
+    return [Question(q["set"], q["question"], frozenset(q["expected"])) for q in data]
+
+
+def build(settings: KnowledgeSettings) -> None:
+    """Ingest the reference sets (a no-op when the store already has them)."""
+    refdata = REFDATA if REFDATA.is_dir() else Path("/work/shared/refdata")
+    paths = [refdata / "kb-summa-prima-pars", refdata / "kb-fathers-cyprian-letters"]
+    report = ingest(paths, settings, include="*.[hj]*")
+    trent = ingest([refdata / "kb-catechism-trent" / "Catholic_Catechism_Trent.md"], settings)
+    print(
+        f"store ready: {len(report.added) + len(trent.added)} added, "
+        f"{report.embedded + trent.embedded} passages embedded"
+    )
+
+
+@dataclass
+class Scores:
+    at3: int = 0
+    at10: int = 0
+    rr: float = 0.0
+    misses: list[str] | None = None
+
+
+async def score(
+    kb: KnowledgeBase, items: list[Question], rounds: int
+) -> tuple[Scores, list[float]]:
+    result = Scores(misses=[])
+    latencies: list[list[float]] = []
+    for round_no in range(rounds):
+        timings = []
+        for item in items:
+            started = time.perf_counter()
+            hits = await kb.search_documents(item.question, limit=10)
+            timings.append((time.perf_counter() - started) * 1000)
+            if round_no:
+                continue
+            ids = [hit.document.id for hit in hits]
+            rank = next((i + 1 for i, d in enumerate(ids) if d in item.expected), None)
+            if rank is not None:
+                result.rr += 1 / rank
+                result.at10 += 1
+                result.at3 += rank <= 3
+            if rank is None or rank > 3:
+                assert result.misses is not None
+                result.misses.append(f"{item.question} (rank {rank})")
+        latencies.append(sorted(timings))
+    return result, [
+        statistics.median(t[len(t) // 2] for t in latencies),
+        statistics.median(t[min(len(t) - 1, int(len(t) * 0.99))] for t in latencies),
+    ]
+
+
+async def cited(kb: KnowledgeBase, items: list[Question]) -> int:
+    engine = QAEngine(kb, ExtractiveProvider(kb))
+    count = 0
+    for item in items:
+        outcome = await engine.ask(item.question)
+        ids = {c.get("document_id") for c in outcome.answer.citations}
+        count += bool(ids & item.expected)
+    return count
+
+
+async def run(settings: KnowledgeSettings, rounds: int, qa: bool, path: Path = EVAL) -> None:
+    items = questions(path)
+    choice = choose_embedder(settings)
+    store = Store(knowledge_dir(settings), readonly=True)
+    base = RetrievalOptions()
+    configs: list[tuple[str, RetrievalOptions, bool]] = [
+        ("BM25 as before (no thesaurus)", replace(base, thesaurus=False), False),
+        ("BM25 + thesaurus", base, False),
+        ("vector alone", replace(base, use_lexical=False), True),
+        ("hybrid, RRF, no thesaurus", replace(base, fusion="rrf", thesaurus=False), True),
+        ("hybrid, RRF + thesaurus", replace(base, fusion="rrf"), True),
+        ("hybrid, convex 0.3 + thesaurus", replace(base, lexical_weight=0.3), True),
+        ("hybrid, convex 0.7 + thesaurus", replace(base, lexical_weight=0.7), True),
+        ("hybrid, convex 0.5, no thesaurus", replace(base, thesaurus=False), True),
+        ("**default**: hybrid, convex 0.5 + thesaurus", base, True),
+    ]
+    n = len(items)
+    print(f"{n} questions; embedder: {choice.reason}\n")
+    print("| configuration | recall@3 | recall@10 | MRR | p50 ms | p99 ms |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    kbs: dict[str, KnowledgeBase] = {}
+    misses: dict[str, list[str]] = {}
+    for name, options, semantic in configs:
+        kb = KnowledgeBase(store, choice.embedder if semantic else None, options=options)
+        kbs[name] = kb
+        result, (p50, p99) = await score(kb, items, rounds)
+        misses[name] = result.misses or []
+        print(
+            f"| {name} | {result.at3}/{n} ({100 * result.at3 / n:.0f}%) | "
+            f"{result.at10}/{n} ({100 * result.at10 / n:.0f}%) | {result.rr / n:.3f} | "
+            f"{p50:.1f} | {p99:.1f} |"
+        )
+    for name, missed in misses.items():
+        if "default" in name or "BM25 as before" in name:
+            print(f"\nmissed at 3 by {name}:")
+            for line in missed:
+                print(f"- {line}")
+    if qa:
+        before = await cited(kbs[configs[0][0]], items)
+        after = await cited(kbs[configs[-1][0]], items)
+        print(
+            f"\nextractive catholic_qa cites an expected document: before {before}/{n}, "
+            f"default {after}/{n}"
+        )
+    store.close()
+
+
+FIRST_START = """
+import asyncio, sys, time
+from pathlib import Path
+started = time.perf_counter()
+from magisterium_a2a.skills.knowledge.retrieval import KnowledgeBase
+from magisterium_a2a.skills.knowledge.settings import KnowledgeSettings
+settings = KnowledgeSettings(_env_file=None, data_dir=Path(sys.argv[1]),
+                             embeddings_local=sys.argv[2] == "1")
+kb = KnowledgeBase.open(settings)
+asyncio.run(kb.search_documents("Does God ever change?"))
+print(time.perf_counter() - started, kb.mode.mode)
+"""
+
+
+def first_start(rounds: int) -> None:
+    """A fresh data directory opened and searched once, in a new process: the
+    knowledge base's share of a first start, without and with the model."""
+    seconds: dict[str, list[float]] = {"BM25 only": [], "default (model)": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        for round_no in range(rounds):
+            for flag, name in (("0", "BM25 only"), ("1", "default (model)")):
+                data = Path(tmp) / f"{round_no}-{flag}"
+                out = subprocess.run(
+                    [sys.executable, "-c", FIRST_START, str(data), flag],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                ).stdout.split()
+                seconds[name].append(float(out[0]))
+    for name, values in seconds.items():
+        print(f"first start, {name}: median {statistics.median(values):.2f} s of {values}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--data-dir", type=Path, default=Path("/tmp/magisterium-kb-eval"))
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--no-qa", action="store_true")
+    parser.add_argument("--first-start", type=int, default=0, metavar="ROUNDS")
+    parser.add_argument("--eval", type=Path, default=EVAL, help="the questions (YAML)")
+    args = parser.parse_args()
+    if args.first_start:
+        first_start(args.first_start)
+        return
+    settings = KnowledgeSettings(_env_file=None, data_dir=args.data_dir)  # type: ignore[call-arg]
+    build(settings)
+    asyncio.run(run(settings, args.rounds, not args.no_qa, args.eval))
+
+
+if __name__ == "__main__":
+    main()
