@@ -117,6 +117,17 @@ async def register(h: Harness, metadata: dict[str, Any], **fields: Any) -> httpx
     return await h.client.post(metadata["registration_endpoint"], json=document)
 
 
+def authlib_transport(h: Harness) -> Any:
+    """An in-process transport for authlib's client, which runs on httpx2 when that is
+    installed (the semantic extra brings it) and on httpx otherwise."""
+    app = h.client._transport.app  # type: ignore[attr-defined]
+    try:
+        import httpx2
+    except ImportError:
+        return httpx.ASGITransport(app=app)
+    return httpx2.ASGITransport(app=app)
+
+
 async def new_flow(h: Harness, **fields: Any) -> Flow:
     metadata = await discover(h)
     registered = await register(h, metadata, **fields)
@@ -129,7 +140,7 @@ async def new_flow(h: Harness, **fields: Any) -> Flow:
         redirect_uri=REDIRECT,
         scope="a2a",
         code_challenge_method="S256",
-        transport=h.client._transport,
+        transport=authlib_transport(h),
     )
     return Flow(h, metadata, info["client_id"], session)
 
