@@ -14,6 +14,7 @@ read at start-up.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -22,7 +23,6 @@ from rich.markup import escape
 
 from magisterium_a2a.server.cli.common import err, load_family
 from magisterium_a2a.skills.dioceses.formats import FormatError as DioceseFormatError
-from magisterium_a2a.skills.dioceses.formats import LineError
 from magisterium_a2a.skills.dioceses.importing import import_directory, import_statistics
 from magisterium_a2a.skills.dioceses.settings import DioceseSettings
 from magisterium_a2a.skills.liturgy.calendar import CalendarError, LiturgicalCalendar
@@ -105,34 +105,46 @@ def import_martyrology_command(path: PathArgument) -> None:
     typer.echo(f"Imported {len(martyrology.entries)} martyrology entries into {target}.")
 
 
-def _report_lines(path: Path, errors: list[LineError]) -> None:
+def _require_file(path: Path) -> None:
+    if not path.is_file():
+        err.print(f"[red]No such file:[/red] {path}")
+        raise typer.Exit(2)
+
+
+def _cannot_import(path: Path, exc: Exception) -> typer.Exit:
+    err.print(
+        f"[red]Cannot import {escape(str(path))}:[/red] {escape(str(exc))}",
+        soft_wrap=True,
+        highlight=False,
+    )
+    return typer.Exit(1)
+
+
+def _finish(path: Path, errors: Sequence[object], summary: str, unit: str = "lines") -> None:
+    """Rejected lines one per line, then the summary; exit 1 when any was rejected
+    (the good lines are in all the same)."""
     for error in errors:
-        err.print(f"{path}, {error}", highlight=False, markup=False, soft_wrap=True)
+        err.print(f"{path}: {error}", highlight=False, markup=False, soft_wrap=True)
+    typer.echo(f"{summary} {len(errors)} {unit} rejected.")
+    if errors:
+        raise typer.Exit(1)
 
 
 @import_cli.command("dioceses")
 def import_dioceses_command(path: PathArgument) -> None:
     """Import diocese directory records (our JSON/YAML/CSV, or a Wikidata export)."""
     settings = load_family(DioceseSettings)
-    if not path.is_file():
-        err.print(f"[red]No such file:[/red] {path}")
-        raise typer.Exit(2)
+    _require_file(path)
     try:
         report = import_directory(settings.data_dir, path)
     except DioceseFormatError as exc:
-        err.print(
-            f"[red]Cannot import {escape(str(path))}:[/red] {escape(str(exc))}",
-            soft_wrap=True,
-            highlight=False,
-        )
-        raise typer.Exit(1) from None
-    _report_lines(path, report.errors)
-    typer.echo(
+        raise _cannot_import(path, exc) from None
+    _finish(
+        path,
+        report.errors,
         f"Imported {report.imported} jurisdictions and completed {report.merged} known ones "
-        f"from {path}; {len(report.errors)} lines rejected."
+        f"from {path};",
     )
-    if report.errors:
-        raise typer.Exit(1)
 
 
 @import_cli.command("diocese-statistics")
@@ -145,25 +157,17 @@ def import_diocese_statistics_command(
 ) -> None:
     """Import yearly diocese statistics: a long CSV or Catholic-Hierarchy's wide table."""
     settings = load_family(DioceseSettings)
-    if not path.is_file():
-        err.print(f"[red]No such file:[/red] {path}")
-        raise typer.Exit(2)
+    _require_file(path)
     try:
         report = import_statistics(settings.data_dir, path, diocese)
     except DioceseFormatError as exc:
-        err.print(
-            f"[red]Cannot import {escape(str(path))}:[/red] {escape(str(exc))}",
-            soft_wrap=True,
-            highlight=False,
-        )
-        raise typer.Exit(1) from None
-    _report_lines(path, report.errors)
-    typer.echo(
+        raise _cannot_import(path, exc) from None
+    _finish(
+        path,
+        report.errors,
         f"Imported {report.imported} diocese-years and {report.merged} financial values "
-        f"from {path}; {len(report.errors)} lines rejected."
+        f"from {path};",
     )
-    if report.errors:
-        raise typer.Exit(1)
 
 
 @import_cli.command("clergy")
@@ -176,22 +180,17 @@ def import_clergy_command(
 ) -> None:
     """Import clergy: a Wikidata SPARQL export (.json or .csv) or our own JSON format."""
     settings = load_family(PeopleSettings)
-    if not path.is_file():
-        err.print(f"[red]No such file:[/red] {path}")
-        raise typer.Exit(2)
+    _require_file(path)
     try:
         if as_of is not None:
             HistoricalDate.parse(as_of)
         report = import_clergy(settings, path, as_of=as_of)
     except (ClergyImportError, DateFormatError, OSError) as exc:
-        err.print(f"[red]Cannot import {path}:[/red] {exc}")
-        raise typer.Exit(1) from None
-    for problem in report.errors:
-        err.print(f"{path}: {problem}", markup=False, highlight=False, soft_wrap=True)
-    typer.echo(
+        raise _cannot_import(path, exc) from None
+    _finish(
+        path,
+        report.errors,
         f"Imported clergy from {path} into {report.target}: {report.added} added, "
-        f"{report.updated} updated, {report.unchanged} unchanged, "
-        f"{len(report.errors)} rows rejected."
+        f"{report.updated} updated, {report.unchanged} unchanged,",
+        unit="rows",
     )
-    if report.errors:
-        raise typer.Exit(1)
