@@ -84,7 +84,9 @@ def serving(target: Target, port: int, cpus: str | None) -> Iterator[subprocess.
     command = [a.replace("{port}", str(port)) for a in target.command]
     if cpus is not None:
         command = ["taskset", "-c", cpus, *command]
-    env = {**os.environ, **target.env, "PYTHONPATH": str(ROOT)}
+    # A target may bring its own source tree (bench.ab) ahead of this one.
+    paths = [target.env["PYTHONPATH"]] if target.env.get("PYTHONPATH") else []
+    env = {**os.environ, **target.env, "PYTHONPATH": os.pathsep.join([*paths, str(ROOT)])}
     process = subprocess.Popen(
         command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT
     )
