@@ -103,8 +103,7 @@ class Endpoint:
             if runtime.testmode is not None:
                 await runtime.testmode.refresh_clock()
             answer = await runtime.dispatcher.handle(body, head.authorization, rid)
-        headers = runtime.cors.headers(head.origin)
-        headers.update(answer.headers)
+        headers = _headers(runtime, head.origin, answer)
         raw = [
             (name.lower().encode("latin-1"), value.encode("latin-1"))
             for name, value in headers.items()
@@ -126,12 +125,18 @@ _EMPTY: list[tuple[bytes, bytes]] = [(b"content-length", b"0")]
 _JSON_BYTES = JSON.encode("latin-1")
 
 
-def _reply(runtime: Runtime, request: Request, answer: RPCResponse) -> Response:
-    headers = runtime.cors.headers(request.headers.get("origin"))
+def _headers(runtime: Runtime, origin: str | None, answer: RPCResponse) -> dict[str, str]:
+    """An endpoint answer's own headers: CORS, the answer's, the 401 challenge."""
+    headers = runtime.cors.headers(origin)
     headers.update(answer.headers)
     if answer.status == 401:
         # RFC 9728 section 5.1: where to find how to get a token.
         headers["WWW-Authenticate"] = runtime.challenge
+    return headers
+
+
+def _reply(runtime: Runtime, request: Request, answer: RPCResponse) -> Response:
+    headers = _headers(runtime, request.headers.get("origin"), answer)
     return Response(answer.body, status_code=answer.status, media_type=JSON, headers=headers)
 
 
