@@ -84,7 +84,9 @@ def serving(target: Target, port: int, cpus: str | None) -> Iterator[subprocess.
     command = [a.replace("{port}", str(port)) for a in target.command]
     if cpus is not None:
         command = ["taskset", "-c", cpus, *command]
-    env = {**os.environ, **target.env, "PYTHONPATH": str(ROOT)}
+    # A target may bring its own source tree (bench.ab) ahead of this one.
+    paths = [target.env["PYTHONPATH"]] if target.env.get("PYTHONPATH") else []
+    env = {**os.environ, **target.env, "PYTHONPATH": os.pathsep.join([*paths, str(ROOT)])}
     process = subprocess.Popen(
         command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT
     )
@@ -290,6 +292,7 @@ def main() -> None:
     parser.add_argument("--only", default="", help="comma-separated target names")
     parser.add_argument("--skip-workers", action="store_true")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "RESULTS.md")
+    parser.add_argument("--note", default="", help="a line for the report (the machine's load)")
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         sys.exit("wrk is not installed (Debian: apt-get install wrk)")
@@ -353,10 +356,11 @@ def write_report(
         name: {c: median(s) for c, s in by_c.items() if s} for name, by_c in collected.items()
     }
     lines = [
-        "# Benchmark results",
+        f"## {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
         "",
-        f"Run on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by `python -m bench.run "
-        f"--rounds {args.rounds} --duration {args.duration:g}` on {os.cpu_count()} CPUs: "
+        *([args.note, ""] if args.note else []),
+        f"`python -m bench.run --rounds {args.rounds} --duration {args.duration:g}` "
+        f"on {os.cpu_count()} CPUs: "
         "each server one uvicorn worker (uvloop, httptools) pinned to CPU 0, wrk 4.1 "
         "(1 thread) and Redis on CPU 1; "
         f"{args.warmup:g} s warm-up and {args.duration:g} s measured per point; "
@@ -417,8 +421,44 @@ def write_report(
             f"`--workers 2` against one worker (unpinned, c=64, message/send): "
             f"{two:,.0f} / {one:,.0f} req/s = {two / one:.2f} times.",
         ]
-    args.out.write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    goals = _goals(medians)
+    if goals:
+        at = lines.index("Ratios (median req/s, same concurrency):")
+        lines[at:at] = [*goals, ""]
+    section = "\n".join(lines) + "\n"
+    args.out.write_text(_with_earlier_runs(args.out, section))
+    print(section)
+
+
+TITLE = "# Benchmark results"
+
+
+def _with_earlier_runs(path: Path, section: str) -> str:
+    """The report with the new run first and every earlier run kept below it."""
+    earlier = path.read_text() if path.exists() else ""
+    if earlier.startswith(TITLE):
+        earlier = earlier[len(TITLE) :].lstrip("\n")
+    return f"{TITLE}\n\nNewest run first; each section is one run, every round listed.\n\n" + (
+        section + ("\n" + earlier if earlier else "")
+    )
+
+
+def _goals(medians: dict[str, dict[int, Sample]]) -> list[str]:
+    """The production issue's goals for message/send, as measured in this run."""
+    send, floor, sdk = medians.get("send"), medians.get("redis-floor"), medians.get("sdk")
+    if not send:
+        return []
+    lines = ["Goals for `message/send` (issue 10: the hot path):", ""]
+    if floor:
+        ratios = ", ".join(
+            f"c={c}: {send[c].rps / floor[c].rps:.2f}" for c in sorted(send) if c in floor
+        )
+        lines.append(f"- send / Redis floor, goal >= 0.8 (moonshot 1.0): {ratios}")
+    if sdk and 16 in send and 16 in sdk:
+        lines.append(f"- send / SDK server at c=16, goal >= 3: {send[16].rps / sdk[16].rps:.2f}")
+    if 16 in send:
+        lines.append(f"- send p99 at c=16, goal <= 7.9 ms: {send[16].p99_ms:.1f} ms")
+    return lines
 
 
 if __name__ == "__main__":

