@@ -18,11 +18,8 @@ from magisterium_a2a.plugin import (
     Artifact,
     FunctionSkill,
     Message,
-    Part,
     SkillContext,
     SkillEnvironment,
-    data_part,
-    text_part,
 )
 from magisterium_a2a.skills.dioceses import present
 from magisterium_a2a.skills.dioceses.engine import (
@@ -85,11 +82,7 @@ def create(env: SkillEnvironment) -> FunctionSkill:
 
     async def handle(message: Message, context: SkillContext) -> Sequence[Artifact]:
         request = parse_request(message, StatisticsRequest, SKILL_ID)
-        text, data = answer(engine, request)
-        parts: list[Part] = [text_part(text)]
-        if data is not None:
-            parts.append(data_part(data))
-        return [context.artifact(ARTIFACT, parts)]
+        return [context.artifact(ARTIFACT, present.parts(*answer(engine, request)))]
 
     return FunctionSkill(
         id=SKILL_ID,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from magisterium_a2a.plugin import Part, data_part, text_part
 from magisterium_a2a.skills.dioceses.directory import Directory, Match
 from magisterium_a2a.skills.dioceses.engine import Financials, suffragans
 from magisterium_a2a.skills.dioceses.model import FINANCIAL_FIELDS, Diocese
@@ -137,3 +138,8 @@ def ambiguous(query: str | None, matches: Sequence[Match]) -> tuple[str, dict[st
             }
         )
     return "\n".join(lines), {"matches": entries}
+
+
+def parts(text: str, data: dict[str, Any] | None) -> list[Part]:
+    """An answer's parts: the text, then its records when there are any."""
+    return [text_part(text)] if data is None else [text_part(text), data_part(data)]
