@@ -61,6 +61,11 @@ class BodyTimeout(InvalidRequest):
     def __init__(self, seconds: float) -> None:
         super().__init__("Invalid request: body not received in time", {"timeoutSeconds": seconds})
 
+    def headers(self) -> dict[str, str]:
+        # The rest of the body may still be on its way: end the connection, so
+        # a slow client cannot keep it by trickling.
+        return {"Connection": "close"}
+
 
 class HTTPMethodNotAllowed(InvalidRequest):
     """Any HTTP verb but POST (and the OPTIONS preflight) on the endpoint."""
