@@ -5,7 +5,8 @@ do not decide a match; the place and the patron do."""
 from __future__ import annotations
 
 import re
-import unicodedata
+
+from magisterium_a2a.skills.text import fold as text_fold
 
 _WORD = re.compile(r"[a-z0-9]+")
 _SAINT = {"st": "saint", "ste": "saint", "sts": "saints", "ss": "saints", "san": "saint"}
@@ -94,8 +95,7 @@ QUESTION_WORDS = frozenset(
 
 def fold(text: str) -> str:
     """Lower case without accents, '&' read as 'and'."""
-    decomposed = unicodedata.normalize("NFKD", text.replace("&", " and "))
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+    return text_fold(text.replace("&", " and "))
 
 
 def words(text: str) -> list[str]:

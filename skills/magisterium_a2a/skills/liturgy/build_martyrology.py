@@ -16,13 +16,14 @@ from __future__ import annotations
 import json
 import re
 import sys
-import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pycountry
 from rapidfuzz import fuzz
+
+from magisterium_a2a.skills.text import fold
 
 # The registry version this table is built from: Apache-2.0 at this commit.
 # Later upstream versions license their data differently; do not regenerate from them.
@@ -93,10 +94,6 @@ GIVEN_NAMES = {
     ("denis", "dionysius"),
 }
 MATCHING_TOKEN = 60.0
-
-
-def fold(text: str) -> str:
-    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
 
 
 def title_en(name: str) -> str | None:

@@ -9,11 +9,12 @@ numerals turned into Roman numerals) before rapidfuzz scores them.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
+
+from magisterium_a2a.skills.text import strip_accents
 
 UNITS = {
     "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6,
@@ -82,18 +83,6 @@ def roman(number: int) -> str:
             out += letters
             number -= value
     return out
-
-
-# Letters Unicode does not decompose into a base letter and an accent.
-UNDECOMPOSED = str.maketrans(
-    {"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D", "ð": "d", "þ": "th",
-     "ß": "ss", "æ": "ae", "Æ": "Ae", "œ": "oe", "Œ": "Oe", "\u0131": "i", "ħ": "h"}
-)  # fmt: skip
-
-
-def strip_accents(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text.translate(UNDECOMPOSED))
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def _ordinal(token: str) -> str | None:
