@@ -19,7 +19,6 @@ from magisterium_a2a.skills.people import store
 from magisterium_a2a.skills.people.clergy import Person
 from magisterium_a2a.skills.people.directory import SAMPLE, builtin_sample
 from magisterium_a2a.skills.people.sample import build
-from magisterium_a2a.skills.people.settings import PeopleSettings
 from magisterium_a2a.skills.people.store import clergy_file, import_clergy, read_imported
 from tests.support import ROOT, SHARED, harness
 
@@ -46,10 +45,6 @@ def refdata(path: Path) -> Path:
     return path
 
 
-def people_settings(settings: Settings) -> PeopleSettings:
-    return PeopleSettings(_env_file=None, data_dir=settings.data_dir)  # type: ignore[call-arg]
-
-
 def write(tmp_path: Path, name: str, text: str) -> Path:
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
@@ -61,14 +56,14 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
 
 def test_refdata_export_imports_and_reimports_without_duplicates(settings: Settings) -> None:
     source = refdata(CARDINALS / "wikidata_cardinals.csv")
-    family = people_settings(settings)
-    first = import_clergy(family, source, as_of="2025-04-29")
+    data_dir = settings.data_dir
+    first = import_clergy(data_dir, source, as_of="2025-04-29")
     assert (first.added, first.updated, first.errors) == (252, 0, [])
-    written = clergy_file(family).read_bytes()
-    again = import_clergy(family, source, as_of="2025-04-29")
+    written = clergy_file(data_dir).read_bytes()
+    again = import_clergy(data_dir, source, as_of="2025-04-29")
     assert (again.added, again.updated, again.unchanged) == (0, 0, 252)
-    assert clergy_file(family).read_bytes() == written
-    people = {p.wikidata: p for p in read_imported(family)}
+    assert clergy_file(data_dir).read_bytes() == written
+    people = {p.wikidata: p for p in read_imported(data_dir)}
     assert len(people) == 252
     prevost = people["Q6109517"]
     assert (prevost.name, prevost.born, prevost.created_cardinal, prevost.as_of) == (
@@ -100,13 +95,13 @@ def test_csv_malformed_rows_are_reported_by_line_and_the_others_imported(
 ) -> None:
     extra_cells = "http://www.wikidata.org/entity/Q1000004,Dora Example,,,,,surplus\n"
     text = CSV_HEADER + ROW_ONE + ROW_BAD_DATE + ROW_THREE + extra_cells
-    report = import_clergy(people_settings(settings), write(tmp_path, "c.csv", text))
+    report = import_clergy(settings.data_dir, write(tmp_path, "c.csv", text))
     assert [str(e) for e in report.errors] == [
         "line 3: born: '1950-13-45' is not a date",
         "line 5: 6 columns expected",
     ]
     assert report.added == 2
-    names = {p.name for p in read_imported(people_settings(settings))}
+    names = {p.name for p in read_imported(settings.data_dir)}
     assert names == {"Anna Example", "Carlo Example"}
 
 
@@ -131,60 +126,60 @@ def test_sparql_json_rows_merge_and_bad_bindings_are_reported_by_line(
         },
     }
     path = write(tmp_path, "export.json", json.dumps(data, indent=2))
-    report = import_clergy(people_settings(settings), path, as_of="2026-01-01")
+    report = import_clergy(settings.data_dir, path, as_of="2026-01-01")
     lines = path.read_text().splitlines()
     [error] = report.errors
     assert lines[error.line - 1].strip() == "{"  # the bad binding starts on the reported line
     assert '"not an item"' in lines[error.line + 2]
     assert "not a Wikidata item" in error.message
-    people = {p.wikidata: p for p in read_imported(people_settings(settings))}
+    people = {p.wikidata: p for p in read_imported(settings.data_dir)}
     assert people["Q2000001"].education == ["Gregorian University", "University of Navarre"]
     assert people["Q2000002"].born == "1944-02-29" and people["Q2000002"].as_of == "2026-01-01"
 
 
 def test_our_json_format_updates_in_place(settings: Settings, tmp_path: Path) -> None:
-    family = people_settings(settings)
+    data_dir = settings.data_dir
     records = [
         {"id": "gina-example", "name": "Gina Example", "position": "Bishop of Nowhere"},
         {"name": "Hugo Example", "ordained_priest": "1999-02-30"},
     ]
     first = write(tmp_path, "ours.json", json.dumps({"people": records}, indent=1))
-    report = import_clergy(family, first)
+    report = import_clergy(data_dir, first)
     assert [str(e) for e in report.errors] == ["line 8: '1999-02-30' is not a date"]
     assert report.added == 1
     records[0]["position"] = "Archbishop of Somewhere"
     second = write(tmp_path, "ours2.json", json.dumps(records[:1]))
-    update = import_clergy(family, second)
+    update = import_clergy(data_dir, second)
     assert (update.added, update.updated) == (0, 1)
-    [gina] = read_imported(family)
+    [gina] = read_imported(data_dir)
     assert gina.position == "Archbishop of Somewhere" and gina.source == "imported"
 
 
 def test_unreadable_files_are_refused(settings: Settings, tmp_path: Path) -> None:
-    family = people_settings(settings)
+    data_dir = settings.data_dir
     for name, text in (("x.json", "{not json"), ("x.xml", "<a/>"), ("x.json", '{"people": 3}')):
         with pytest.raises(store.ClergyImportError):
-            import_clergy(family, write(tmp_path, name, text))
-    assert not clergy_file(family).exists()
-    clergy_file(family).parent.mkdir(parents=True)
-    clergy_file(family).write_text('{"people": [{"nom": "x"}]}')
+            import_clergy(data_dir, write(tmp_path, name, text))
+    assert not clergy_file(data_dir).exists()
+    clergy_file(data_dir).parent.mkdir(parents=True)
+    clergy_file(data_dir).write_text('{"people": [{"nom": "x"}]}')
     with pytest.raises(store.ClergyImportError, match="damaged"):
-        read_imported(family)
+        read_imported(data_dir)
 
 
 def test_a_csv_saved_with_a_byte_order_mark_imports(settings: Settings, tmp_path: Path) -> None:
     path = tmp_path / "bom.csv"
     path.write_text(CSV_HEADER + ROW_ONE, encoding="utf-8-sig")
-    assert import_clergy(people_settings(settings), path).added == 1
+    assert import_clergy(settings.data_dir, path).added == 1
 
 
 @pytest.mark.parametrize("where", ["before the rename", "while writing"])
 def test_an_interrupted_import_leaves_the_previous_file(
     settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
-    family = people_settings(settings)
-    import_clergy(family, write(tmp_path, "a.csv", CSV_HEADER + ROW_ONE))
-    before = clergy_file(family).read_bytes()
+    data_dir = settings.data_dir
+    import_clergy(data_dir, write(tmp_path, "a.csv", CSV_HEADER + ROW_ONE))
+    before = clergy_file(data_dir).read_bytes()
     if where == "before the rename":
 
         def stop(*_: Any) -> None:
@@ -203,9 +198,9 @@ def test_an_interrupted_import_leaves_the_previous_file(
 
         monkeypatch.setattr(Person, "model_dump_json", stop_on_second)
     with pytest.raises(KeyboardInterrupt):
-        import_clergy(family, write(tmp_path, "b.csv", CSV_HEADER + ROW_ONE + ROW_THREE))
-    assert clergy_file(family).read_bytes() == before
-    assert sorted(p.name for p in clergy_file(family).parent.iterdir()) == ["clergy.json"]
+        import_clergy(data_dir, write(tmp_path, "b.csv", CSV_HEADER + ROW_ONE + ROW_THREE))
+    assert clergy_file(data_dir).read_bytes() == before
+    assert sorted(p.name for p in clergy_file(data_dir).parent.iterdir()) == ["clergy.json"]
 
 
 async def test_cli_reports_rows_and_exit_codes(settings: Settings, tmp_path: Path) -> None:
@@ -224,7 +219,7 @@ async def test_cli_reports_rows_and_exit_codes(settings: Settings, tmp_path: Pat
     assert (await asyncio.to_thread(run, str(tmp_path / "missing.csv"))).exit_code == 2
     refused = await asyncio.to_thread(run, str(good), "--as-of", "yesterday")
     assert refused.exit_code == 1 and "is not a date" in refused.stderr
-    assert len(read_imported(people_settings(settings))) == 2
+    assert len(read_imported(settings.data_dir)) == 2
 
 
 # -- end to end --------------------------------------------------------------------
@@ -288,7 +283,7 @@ async def test_ambiguous_name_ranks_candidates_with_ids(settings: Settings) -> N
 
 
 async def test_imported_clergy_are_found(settings: Settings, tmp_path: Path) -> None:
-    import_clergy(people_settings(settings), write(tmp_path, "a.csv", CSV_HEADER + ROW_ONE))
+    import_clergy(settings.data_dir, write(tmp_path, "a.csv", CSV_HEADER + ROW_ONE))
     text, _ = _parts(await _send(settings, "Anna Example"))
     assert text["text"].startswith("Anna Example — bishop — person_id anna-example")
     assert "Source: Wikidata." in text["text"]

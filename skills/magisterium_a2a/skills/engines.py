@@ -9,13 +9,11 @@ from __future__ import annotations
 
 from magisterium_a2a.plugin import SkillEnvironment
 from magisterium_a2a.skills.dioceses.engine import DioceseEngine
-from magisterium_a2a.skills.dioceses.settings import DioceseSettings
 from magisterium_a2a.skills.knowledge.retrieval import KnowledgeBase
 from magisterium_a2a.skills.knowledge.settings import KnowledgeSettings
 from magisterium_a2a.skills.liturgy.engine import LiturgyEngine
 from magisterium_a2a.skills.liturgy.settings import LiturgySettings
 from magisterium_a2a.skills.people.directory import PeopleDirectory
-from magisterium_a2a.skills.people.settings import PeopleSettings
 
 
 def knowledge_base(env: SkillEnvironment) -> KnowledgeBase:
@@ -36,9 +34,9 @@ def liturgy_engine(env: SkillEnvironment) -> LiturgyEngine:
 
 def diocese_engine(env: SkillEnvironment) -> DioceseEngine:
     """The diocese directory and imported statistics behind the two diocese skills."""
-    return env.shared("dioceses", lambda: DioceseEngine(env.settings(DioceseSettings).data_dir))
+    return env.shared("dioceses", lambda: DioceseEngine(env.data_dir))
 
 
 def people_directory(env: SkillEnvironment) -> PeopleDirectory:
     """The popes and clergy behind pope_lookup, person_lookup and saint_lookup's links."""
-    return env.shared("people", lambda: PeopleDirectory(env.settings(PeopleSettings)))
+    return env.shared("people", lambda: PeopleDirectory(env.data_dir))

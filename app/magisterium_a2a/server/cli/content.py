@@ -21,10 +21,9 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from magisterium_a2a.server.cli.common import err, load_family
+from magisterium_a2a.server.cli.common import err, load_family, load_settings
 from magisterium_a2a.skills.dioceses.formats import FormatError as DioceseFormatError
 from magisterium_a2a.skills.dioceses.importing import import_directory, import_statistics
-from magisterium_a2a.skills.dioceses.settings import DioceseSettings
 from magisterium_a2a.skills.liturgy.calendar import CalendarError, LiturgicalCalendar
 from magisterium_a2a.skills.liturgy.engine import save_lectionary, save_martyrology
 from magisterium_a2a.skills.liturgy.lectionary import Table
@@ -39,7 +38,6 @@ from magisterium_a2a.skills.liturgy.settings import LiturgySettings
 from magisterium_a2a.skills.liturgy.tamil import TamilImportError, celebration_names, parse_dump
 from magisterium_a2a.skills.people.clergy import ClergyImportError
 from magisterium_a2a.skills.people.dates import DateFormatError, HistoricalDate
-from magisterium_a2a.skills.people.settings import PeopleSettings
 from magisterium_a2a.skills.people.store import import_clergy
 
 content_cli = typer.Typer(
@@ -133,7 +131,7 @@ def _finish(path: Path, errors: Sequence[object], summary: str, unit: str = "lin
 @import_cli.command("dioceses")
 def import_dioceses_command(path: PathArgument) -> None:
     """Import diocese directory records (our JSON/YAML/CSV, or a Wikidata export)."""
-    settings = load_family(DioceseSettings)
+    settings = load_settings()
     _require_file(path)
     try:
         report = import_directory(settings.data_dir, path)
@@ -156,7 +154,7 @@ def import_diocese_statistics_command(
     ] = None,
 ) -> None:
     """Import yearly diocese statistics: a long CSV or Catholic-Hierarchy's wide table."""
-    settings = load_family(DioceseSettings)
+    settings = load_settings()
     _require_file(path)
     try:
         report = import_statistics(settings.data_dir, path, diocese)
@@ -179,12 +177,12 @@ def import_clergy_command(
     ] = None,
 ) -> None:
     """Import clergy: a Wikidata SPARQL export (.json or .csv) or our own JSON format."""
-    settings = load_family(PeopleSettings)
+    settings = load_settings()
     _require_file(path)
     try:
         if as_of is not None:
             HistoricalDate.parse(as_of)
-        report = import_clergy(settings, path, as_of=as_of)
+        report = import_clergy(settings.data_dir, path, as_of=as_of)
     except (ClergyImportError, DateFormatError, OSError) as exc:
         raise _cannot_import(path, exc) from None
     _finish(

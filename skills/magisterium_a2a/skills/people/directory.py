@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from functools import cache
 from importlib.resources import files
+from pathlib import Path
 
 from pydantic import BaseModel
 
 from magisterium_a2a.skills.people.clergy import Person, parse_json
 from magisterium_a2a.skills.people.matching import NameIndex, normalise
 from magisterium_a2a.skills.people.popes import Pope, PopeIndex
-from magisterium_a2a.skills.people.settings import PeopleSettings
 from magisterium_a2a.skills.people.store import read_imported
 
 SAMPLE = "cardinals-2025-04-29.json"
@@ -67,10 +67,10 @@ class PersonAnswer(BaseModel):
 class PeopleDirectory:
     """Popes and clergy, loaded once per server."""
 
-    def __init__(self, settings: PeopleSettings, popes: PopeIndex | None = None) -> None:
+    def __init__(self, data_dir: Path, popes: PopeIndex | None = None) -> None:
         self.popes = popes if popes is not None else PopeIndex()
         records: dict[str, Person] = {}
-        for person in (*builtin_sample(), *read_imported(settings)):
+        for person in (*builtin_sample(), *read_imported(data_dir)):
             records[person.key] = person
         by_id: dict[str, Person] = {}
         self.by_pope: dict[str, str] = {}

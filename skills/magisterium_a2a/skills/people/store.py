@@ -24,13 +24,12 @@ from magisterium_a2a.skills.people.clergy import (
     parse_csv,
     parse_json,
 )
-from magisterium_a2a.skills.people.settings import PeopleSettings
 
 FILE_NAME = "clergy.json"
 
 
-def clergy_file(settings: PeopleSettings) -> Path:
-    return settings.data_dir / "people" / FILE_NAME
+def clergy_file(data_dir: Path) -> Path:
+    return data_dir / "people" / FILE_NAME
 
 
 @dataclass
@@ -42,8 +41,8 @@ class ImportReport:
     target: Path | None = None
 
 
-def read_imported(settings: PeopleSettings) -> list[Person]:
-    path = clergy_file(settings)
+def read_imported(data_dir: Path) -> list[Person]:
+    path = clergy_file(data_dir)
     if not path.is_file():
         return []
     try:
@@ -67,13 +66,11 @@ def parse_file(path: Path, *, as_of: str | None = None) -> Parsed:
     raise ClergyImportError(f"unknown clergy format {suffix!r} (use .json or .csv)")
 
 
-def import_clergy(
-    settings: PeopleSettings, path: Path, *, as_of: str | None = None
-) -> ImportReport:
+def import_clergy(data_dir: Path, path: Path, *, as_of: str | None = None) -> ImportReport:
     """Merge the good rows of ``path`` into the imported clergy; report the bad ones."""
     parsed = parse_file(path, as_of=as_of)
-    report = ImportReport(errors=parsed.errors, target=clergy_file(settings))
-    people = {person.key: person for person in read_imported(settings)}
+    report = ImportReport(errors=parsed.errors, target=clergy_file(data_dir))
+    people = {person.key: person for person in read_imported(data_dir)}
     ids = {person.id: person.key for person in people.values()}
     for person in parsed.people:
         old = people.get(person.key)
@@ -88,7 +85,7 @@ def import_clergy(
         people[person.key] = person
         ids[person.id] = person.key
     if report.added or report.updated:
-        write_atomically(report.target or clergy_file(settings), list(people.values()))
+        write_atomically(report.target or clergy_file(data_dir), list(people.values()))
     return report
 
 
