@@ -1,0 +1,86 @@
+"""The golden set (bench/answers/): every skill answers realistic queries right,
+judged against facts from outside sources, above the floors of the issues on
+trustworthy and multilingual answers. ``python -m bench.answers`` lists misses."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from bench.answers.golden import Case, CaseError, Outcome, figures, judge, load, run
+
+SKILL_FLOOR = 0.95
+OVERALL_FLOOR = 0.97
+LANGUAGE_FLOOR = 0.90
+
+
+@pytest.fixture(scope="module")
+def outcomes() -> list[Outcome]:
+    return asyncio.run(run(load()))
+
+
+def _report(misses: list[Outcome]) -> str:
+    return "\n".join(f"{o.case.label}: {'; '.join(o.misses)}" for o in misses)
+
+
+def test_every_case_names_its_source_and_valid_checks() -> None:
+    cases = load()
+    assert cases
+    assert all(len(c.source) >= 8 for c in cases)
+
+
+def test_a_case_without_a_source_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "x.yaml").write_text("skill: x\ncases:\n  - q: hi\n    expect: [{text: a}]\n")
+    with pytest.raises(CaseError, match="source"):
+        load(tmp_path)
+
+
+def test_the_judge_reports_what_is_wrong() -> None:
+    case = Case(
+        skill="s",
+        index=1,
+        lang="en",
+        source="a reference work",
+        q="q",
+        expect=(
+            {"text": "Second reading"},
+            {"in_order": ["First reading", "Second reading"]},
+            {"path": "popes.0.id", "is": "leo-xiv"},
+            {"path": "popes.*.id", "has": "pius-xii"},
+            {"no_text": "memorial"},
+        ),
+    )
+    task = {
+        "status": {"state": "completed"},
+        "artifacts": [
+            {
+                "name": "x",
+                "parts": [
+                    {"kind": "text", "text": "Second  reading: Acts\nFirst reading: Is; Memorial"},
+                    {"kind": "data", "data": {"popes": [{"id": "leo-xiii"}, {"id": "pius-xii"}]}},
+                ],
+            }
+        ],
+    }
+    misses, _ = judge(case, task)
+    assert len(misses) == 3
+    assert "in_order" in misses[0]
+    assert "leo-xiii" in misses[1]
+    assert "memorial" in misses[2]
+
+
+@pytest.mark.parametrize("skill", sorted({c.skill for c in load()}))
+def test_each_skill_is_above_the_floor(outcomes: list[Outcome], skill: str) -> None:
+    skills, _, _ = figures(outcomes)
+    misses = [o for o in outcomes if o.case.skill == skill and not o.right]
+    assert skills.share(skill) >= SKILL_FLOOR, _report(misses)
+
+
+def test_overall_and_every_language_above_the_floor(outcomes: list[Outcome]) -> None:
+    _, langs, overall = figures(outcomes)
+    misses = [o for o in outcomes if not o.right]
+    assert overall.share("all") >= OVERALL_FLOOR, _report(misses)
+    for lang in langs.total:
+        assert langs.share(lang) >= LANGUAGE_FLOOR, (lang, _report(misses))
