@@ -87,10 +87,18 @@ def record(pope: Pope, score: float, directory: PeopleDirectory) -> dict[str, An
 
 
 def answer(query: str | None, ident: str | None, directory: PeopleDirectory) -> PopeAnswer:
+    """By id; else a descriptive question ("the pope before Francis") answered from
+    the facts; else the name search."""
     if ident is not None:
         pope = directory.popes.get(ident)
         return PopeAnswer(popes=[(pope, 100.0)], exact=True) if pope else PopeAnswer()
-    return directory.popes.search(query) if query else PopeAnswer()
+    if not query:
+        return PopeAnswer()
+    resolved = directory.questions.resolve(query)
+    if resolved is not None:
+        popes = [(pope, 100.0) for pope in resolved.popes]
+        return PopeAnswer(popes=popes, exact=len(popes) == 1, because=resolved.because)
+    return directory.popes.search(query)
 
 
 def create(env: SkillEnvironment) -> FunctionSkill:
@@ -115,6 +123,8 @@ def create(env: SkillEnvironment) -> FunctionSkill:
             lines += [f"- {p.id}: {p.name} ({p.span()})" for p, _ in found.popes]
             text = "\n".join(lines)
             records = [record(p, s, directory) for p, s in found.popes]
+        if found.because:
+            text = f"{found.because}\n{text}"
         return [context.artifact(ARTIFACT, [text_part(text), data_part({"popes": records})])]
 
     return FunctionSkill(

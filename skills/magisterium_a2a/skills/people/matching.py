@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
+from rapidfuzz.distance import DamerauLevenshtein
 
 from magisterium_a2a.skills.text import strip_accents
 
@@ -123,7 +124,32 @@ def ordinal_of(normalised: str) -> str | None:
 
 SCORERS = (fuzz.WRatio, fuzz.token_set_ratio)
 """A name is scored by the better of both, so that one given in part ("Karol
-Wojtyla" for "Karol Jozef Wojtyla") still meets; each runs natively."""
+Wojtyla" for "Karol Jozef Wojtyla") still meets; each runs natively. A third
+score, word by word (``word_score``), forgives a typo in each word ("Jon Paul I",
+"Tagel")."""
+ANCHOR = 80.0
+"""How close the query's last name word must come to some word of a candidate's
+name: "John Henry Newman" is no match for "John Njue", nor "Mueller" for
+"Brandmüller", however well the first names agree."""
+
+
+def likeness(a: str, b: str) -> float:
+    """Two words' likeness, 0-100: one edit in a word of five (a typo, two letters
+    swapped: "Tagel") leaves 80, so "Tagel" is nearer "Tagle" than "Angel"."""
+    return 100.0 * DamerauLevenshtein.normalized_similarity(a, b)
+
+
+def word_score(asked: Sequence[str], name: Sequence[str]) -> float:
+    """The mean, over the query's words, of each one's best likeness to a word of the name."""
+    if not asked or not name:
+        return 0.0
+    return sum(max(likeness(a, w) for w in name) for a in asked) / len(asked)
+
+
+def anchored(asked: Sequence[str], name: Sequence[str]) -> bool:
+    """The query's last word that is not a numeral is (nearly) a word of the name."""
+    words = [w for w in asked if not ROMAN.match(w)] or list(asked)
+    return bool(words) and max(likeness(words[-1], w) for w in name) >= ANCHOR
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +165,7 @@ class NameIndex:
         self.cutoff = cutoff
         self.limit = limit
         self._names: list[str] = []
+        self._words: list[list[str]] = []
         self._keys: list[str] = []
 
     def add(self, key: str, names: Iterable[str | None]) -> None:
@@ -147,6 +174,7 @@ class NameIndex:
                 normalised = normalise(name)
                 if normalised:
                     self._names.append(normalised)
+                    self._words.append(normalised.split())
                     self._keys.append(key)
 
     def exact(self, query: str) -> list[str]:
@@ -158,23 +186,39 @@ class NameIndex:
         return keys
 
     def fuzzy(self, query: str, allowed: Sequence[int] | None = None) -> list[Match]:
-        """Best score per key, highest first (ties keep index order)."""
+        """Best score per key, highest first (ties keep index order); only names
+        the query's last word is anchored in (``anchored``)."""
         choices = (
             {i: self._names[i] for i in allowed}
             if allowed is not None
             else dict(enumerate(self._names))
         )
-        best: dict[str, float] = {}
+        asked = query.split()
+        scored: dict[int, float] = {}
         for scorer in SCORERS:
             found = process.extract(
                 query, choices, scorer=scorer, score_cutoff=self.cutoff, limit=None
             )
             for _, score, index in found:
-                key = self._keys[index]
-                best[key] = max(best.get(key, 0.0), float(score))
+                scored[index] = max(scored.get(index, 0.0), float(score))
+        for index in choices:
+            scored[index] = max(scored.get(index, 0.0), word_score(asked, self._words[index]))
+        best: dict[str, tuple[float, float]] = {}
+        for index, score in scored.items():
+            name = self._words[index]
+            # Every word asked must be there: "Jon Paul I" is not "Paul I", though
+            # token_set_ratio finds all of "Paul I" in it.
+            score = min(score, word_score(asked, name))
+            if score < self.cutoff or not anchored(asked, name):
+                continue
+            # Between equals, the name more of whose words were asked ("Fransis":
+            # Francis before Robert Francis Prevost).
+            ranked_as = (score, word_score([w for w in name if not ROMAN.match(w)], asked))
+            key = self._keys[index]
+            best[key] = max(best.get(key, ranked_as), ranked_as)
         order = {key: i for i, key in reversed(list(enumerate(self._keys)))}
-        ranked = sorted(best.items(), key=lambda item: (-item[1], order[item[0]]))
-        return [Match(key, round(score, 1)) for key, score in ranked[: self.limit]]
+        ranked = sorted(best.items(), key=lambda item: (-item[1][0], -item[1][1], order[item[0]]))
+        return [Match(key, round(score, 1)) for key, (score, _) in ranked[: self.limit]]
 
     def with_ordinal(self, ordinal: str) -> list[int]:
         """Positions of names ending in this Roman numeral."""
