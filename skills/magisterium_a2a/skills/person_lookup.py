@@ -151,11 +151,17 @@ def create(env: SkillEnvironment) -> FunctionSkill:
         description=(
             "Catholic clergy (cardinals, bishops, priests; living and historical) by name or "
             "id: birth, priestly ordination, episcopal consecration, creation as cardinal, "
-            "position. Popes are served by pope_lookup. Built-in: the College of Cardinals as "
-            "of 2025-04-29; more can be imported."
+            "position, by name or by office. Popes are served by pope_lookup. Built-in: the "
+            "College of Cardinals as of 2025-04-29 and the Curia's heads as of 2025-04-20; "
+            "more can be imported."
         ),
         handler=handle,
         tags=("clergy", "cardinals", "bishops"),
-        examples=("Cardinal Tagle", "Pietro Parolin", "robert-francis-prevost"),
+        examples=(
+            "Cardinal Tagle",
+            "Pietro Parolin",
+            "Archbishop of Chicago",
+            "robert-francis-prevost",
+        ),
         cheap=True,
     )

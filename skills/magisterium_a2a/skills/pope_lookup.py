@@ -1,6 +1,9 @@
 """``pope_lookup``: a pope by name or id — pontificate dates, regnal name and
 ordinal, Latin and birth names, birth date and place, beatification and
-canonization — from the built-in list of all 267 pontificates.
+canonization — from the built-in list of all 267 pontificates; also the
+questions people ask without a name ("the current pope", "the pope before
+Francis", "the pope who opened the Second Vatican Council", "the pope who wrote
+Rerum Novarum"), answered from the facts (``people.questions``).
 
 The artifact ``pope`` carries a text part (one pope described, or the ranked
 candidates with their ids when a name fits several) and a data part
@@ -133,10 +136,17 @@ def create(env: SkillEnvironment) -> FunctionSkill:
         description=(
             "A pope by name or id: pontificate dates, papal name and ordinal, Latin and birth "
             "names, birth date and place, beatification and canonization. A name that fits "
-            "several popes returns them ranked with their ids."
+            "several popes returns them ranked with their ids. Also answers 'the current "
+            "pope', 'the pope before Francis', 'the pope who opened Vatican II'."
         ),
         handler=handle,
         tags=("popes", "papacy", "history"),
-        examples=("Leo XIV", "John Paul the Second", "Gregory the Great", "pius-x"),
+        examples=(
+            "Leo XIV",
+            "John Paul the Second",
+            "Gregory the Great",
+            "the pope who opened the Second Vatican Council",
+            "pius-x",
+        ),
         cheap=True,
     )

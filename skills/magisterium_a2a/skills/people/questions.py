@@ -226,8 +226,15 @@ class PopeQuestions:
                 if found is None:
                     continue
                 answer = self.index.search(found["n"])
-                if not answer.single or not answer.popes:
+                if not answer.popes:
                     return None
+                if not answer.single:
+                    word = "before" if step < 0 else "after"
+                    return Resolved(
+                        tuple(p for p, _ in answer.popes),
+                        f"{found['n'].title()!r} fits several popes: ask for the pope {word} "
+                        "one of these by its full name or id.",
+                    )
                 pope = answer.popes[0][0]
                 numbers = [p.number for p in pope.pontificates]
                 number = min(numbers) - 1 if step < 0 else max(numbers) + 1
