@@ -311,6 +311,12 @@ def test_the_current_pope_is_read_from_the_list() -> None:
     )
 
 
+def test_a_succession_question_on_an_ambiguous_name_lists_the_candidates() -> None:
+    resolved = PopeQuestions(PopeIndex()).resolve("the pope before Benedict")
+    assert resolved is not None and resolved.because.startswith("'Benedict' fits several popes")
+    assert {p.id for p in resolved.popes} >= {"benedict-xvi", "benedict-xv"}
+
+
 def test_every_council_names_popes_of_the_list() -> None:
     popes = {p.id for p in builtin_popes()}
     councils = builtin_councils()
