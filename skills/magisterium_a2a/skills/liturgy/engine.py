@@ -18,7 +18,7 @@ from magisterium_a2a.plugin import Clock
 from magisterium_a2a.skills.liturgy.calendar import Celebration, Day, LiturgicalCalendar
 from magisterium_a2a.skills.liturgy.commons import COMMON_NAMES, builtin_pointers, commons_by_titles
 from magisterium_a2a.skills.liturgy.dates import MAX_QUERY_CHARS, DateQueryParser
-from magisterium_a2a.skills.liturgy.lectionary import KIND_RANK, Lectionary, MassReadings, Table
+from magisterium_a2a.skills.liturgy.lectionary import Lectionary, MassReadings, Table, mass_order
 from magisterium_a2a.skills.liturgy.lectionary_format import parse_text
 from magisterium_a2a.skills.liturgy.martyrology import Martyrology
 from magisterium_a2a.skills.liturgy.settings import LiturgySettings
@@ -249,6 +249,9 @@ class LiturgyEngine:
             vigil = self.lectionary.lookup("easter_sunday", cycles, "easter_vigil")
             if vigil is not None:
                 masses.append(vigil)
+        # In the order they are celebrated, whichever celebration brought them (the
+        # morning's Chrism Mass before the evening Mass of the Lord's Supper).
+        masses.sort(key=lambda m: _mass_rank(m.mass))
         return masses
 
     def _memorial(
@@ -271,8 +274,8 @@ class LiturgyEngine:
             if easter is not None:
                 first = {r.slot for r in easter.readings}
                 kept = [r for r in found.readings if r.slot not in first]
-                readings = sorted([*easter.readings, *kept], key=lambda r: KIND_RANK[r.kind])
-                found = found.model_copy(update={"readings": tuple(readings)})
+                readings = mass_order(easter.readings, kept)
+                found = found.model_copy(update={"readings": readings})
         return found.model_copy(update={"title": COMMON_NAMES.get(common, common)})
 
     def _transferred(self, day: Day) -> list[OtherCelebration]:
@@ -340,8 +343,13 @@ class LiturgyEngine:
     def _masses(self, day_id: str, cycles: tuple[str, str]) -> list[MassReadings]:
         found: list[MassReadings] = []
         names = self.lectionary.masses_of(day_id)
-        for mass in sorted(names, key=lambda m: MASS_ORDER.index(m) if m in MASS_ORDER else 99):
+        for mass in sorted(names, key=_mass_rank):
             readings = self.lectionary.lookup(day_id, cycles, mass)  # type: ignore[arg-type]
             if readings is not None and readings.readings:
                 found.append(readings)
         return found
+
+
+def _mass_rank(mass: str) -> int:
+    """A Mass's place in the day (``MASS_ORDER``); unknown Masses come last."""
+    return MASS_ORDER.index(mass) if mass in MASS_ORDER else len(MASS_ORDER)
