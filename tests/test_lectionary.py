@@ -176,6 +176,25 @@ def test_holy_thursday_chrism_mass_first(engine: LiturgyEngine) -> None:
     assert masses == ["chrism_mass", "evening_mass_of_the_lords_supper"]
 
 
+def test_no_memorial_on_ash_wednesday_and_lenten_commemorations(engine: LiturgyEngine) -> None:
+    # Issue 19: Ash Wednesday 2027 listed St Scholastica; the First Sunday of Lent 2027
+    # Sts Cyril and Methodius.
+    for when in (date(2027, 2, 10), date(2027, 2, 14)):
+        found = engine.readings(when)
+        assert found.memorials == () and found.commemorations == () and found.commons == ()
+        text = format_day(found)
+        assert "Memorials:" not in text and "Scholastica" not in text and "Cyril" not in text
+    # On a Lenten weekday a memorial is commemorated: the weekday's Mass, no commons.
+    found = engine.readings(date(2027, 2, 23))
+    assert found.memorials == () and found.commons == ()
+    assert [c.id for c in found.commemorations] == ["polycarp_of_smyrna_bishop"]
+    assert found.masses[0].day == "lent_2_tuesday"
+    text = format_day(found)
+    assert "Commemorated (the Mass and its readings are of the day" in text
+    assert "- Saint Polycarp, Bishop and Martyr (Commemoration)" in text
+    assert "Memorials:" not in text and "Common of" not in text
+
+
 def test_weekday_cycles_differ_and_share_the_gospel(engine: LiturgyEngine) -> None:
     # Monday of the 5th week of Ordinary Time: Year I (2027) and Year II (2026).
     year_two = engine.readings(date(2026, 2, 9)).masses[0].readings

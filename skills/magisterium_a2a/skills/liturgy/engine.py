@@ -21,6 +21,7 @@ from magisterium_a2a.skills.liturgy.dates import MAX_QUERY_CHARS, DateQueryParse
 from magisterium_a2a.skills.liturgy.lectionary import Lectionary, MassReadings, Table, mass_order
 from magisterium_a2a.skills.liturgy.lectionary_format import parse_text
 from magisterium_a2a.skills.liturgy.martyrology import Martyrology
+from magisterium_a2a.skills.liturgy.precedence import COMMEMORATION
 from magisterium_a2a.skills.liturgy.settings import LiturgySettings
 
 BUILTIN_NAME = "built-in"
@@ -91,6 +92,8 @@ class DayReadings(BaseModel):
     day: Day
     masses: tuple[MassReadings, ...]
     memorials: tuple[MemorialReadings, ...] = ()
+    commemorations: tuple[Celebration, ...] = ()
+    """Memorials on a privileged weekday: the Mass is of the day (GIRM 355a)."""
     others: tuple[OtherCelebration, ...] = ()
     commons: tuple[tuple[str, MassReadings], ...] = ()
 
@@ -229,6 +232,7 @@ class LiturgyEngine:
             day=day,
             masses=tuple(self._day_masses(day)),
             memorials=memorials,
+            commemorations=tuple(c for c in day.celebrations if c.rank == COMMEMORATION),
             others=(*self._transferred(day), *self._proper_masses(day)),
             commons=tuple(commons.items()),
         )
