@@ -88,6 +88,10 @@ PHRASES = {
     "Saint Kateri Tekakwitha": date(2027, 7, 14),
     "kateri_tekakwitha_virgin": date(2027, 7, 14),
     "Monday of the second week of Lent 2027": date(2027, 2, 22),
+    # The fortieth day after Easter, though the US keeps the Ascension on the Sunday.
+    "Ascension Thursday": date(2027, 5, 6),
+    "Ascension Thursday 2026": date(2026, 5, 14),
+    "readings for today please": TODAY,
     # A saint whose day is impeded answers for the date (St Scholastica: Ash Wednesday).
     "Saint Scholastica 2027": date(2027, 2, 10),
 }

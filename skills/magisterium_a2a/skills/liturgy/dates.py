@@ -54,7 +54,6 @@ ALIASES: dict[str, str] = {
     "easter vigil": "holy_saturday",
     "pentecost": "pentecost_sunday",
     "ascension": "ascension_of_the_lord",
-    "ascension thursday": "ascension_of_the_lord",
     "trinity sunday": "most_holy_trinity",
     "holy trinity": "most_holy_trinity",
     "corpus christi": "most_holy_body_and_blood_of_christ",
@@ -84,7 +83,12 @@ ALIASES: dict[str, str] = {
     "gaudete sunday": "advent_3_sunday",
     "laetare sunday": "lent_4_sunday",
 }
+# Days named by their distance from Easter Sunday, whichever day the calendar keeps
+# the celebration on: "Ascension Thursday" is the fortieth day even where (most of the
+# USA) the Ascension is kept on the Sunday after; that day's answer gives both.
+FROM_EASTER: dict[str, int] = {"ascension thursday": 39}
 FILLER = {
+    "please",
     "what",
     "are",
     "is",
@@ -103,6 +107,8 @@ FILLER = {
     "of",
     "day",
 }
+# Words a query may end with that name no date.
+TRAILING = {"please", "thanks"}
 FUZZY_CUTOFF = 90.0
 GENERIC = {"saint", "saints", "blessed", "lady", "feast", "sunday", "week", "time", "lord"}
 
@@ -161,6 +167,8 @@ class DateQueryParser:
         words = text.split()
         while words and words[0] in FILLER:
             words.pop(0)
+        while words and words[-1] in TRAILING:
+            words.pop()
         text = " ".join(words)
         if not text:
             return None
@@ -190,6 +198,8 @@ class DateQueryParser:
             text = head
         if MONTHS.search(text) and re.search(r"\d", text):
             return _absolute(text, year if year is not None else today.year)
+        if text in FROM_EASTER:
+            return self._from_easter(FROM_EASTER[text], year, today)
         ident = self._celebration_id(text, today.year)
         if ident is not None:
             return self._occurrence(ident, year, today)
@@ -225,6 +235,15 @@ class DateQueryParser:
         for candidate_year in (today.year, today.year + 1):
             for when in self.calendar.dates_of(ident, candidate_year):
                 if when >= today:
+                    return when
+        return None
+
+    def _from_easter(self, days: int, year: int | None, today: date) -> date | None:
+        """The day ``days`` after Easter of ``year``, else the next one from today."""
+        for candidate_year in (year,) if year is not None else (today.year, today.year + 1):
+            for easter in self.calendar.dates_of("easter_sunday", candidate_year):
+                when = easter + timedelta(days=days)
+                if year is not None or when >= today:
                     return when
         return None
 
