@@ -439,8 +439,8 @@ class LiturgicalCalendar:
         feast impeded is omitted that year, GNLY 60)."""
         day = days[natural]
         if outranks(celebration, day.celebrations, weekdays[natural]):
-            # A calendar that moves a celebration by rules of its own (England's All
-            # Saints on a Saturday): romcal applied them, its output stands.
+            # Date exceptions are a calendar's own moves (England's All Saints off a
+            # Saturday), romcal's to apply: such a celebration is not put back here.
             if not has_exceptions:
                 lesser = tuple(c for c in day.celebrations if is_memorial(c))
                 days[natural] = day.model_copy(update={"celebrations": (celebration, *lesser)})
