@@ -187,6 +187,16 @@ def test_corrected_psalms(engine: LiturgyEngine, when: date) -> None:
     assert psalms == [CORRECTED[when]]
 
 
+def test_christmas_eve_gives_the_vigil_mass_said_that_evening(engine: LiturgyEngine) -> None:
+    found = engine.readings(date(2026, 12, 24))
+    assert found.masses[0].readings[0].citation == "2 Sm 7:1-5, 8b-12, 14a, 16"
+    (evening,) = found.others
+    assert evening.label == "In the evening" and evening.name.startswith("The Nativity")
+    assert evening.masses[0].mass == "previous_evening_mass"
+    assert evening.masses[0].readings[0].citation == "Is 62:1-5"
+    assert engine.readings(date(2026, 12, 23)).others == ()
+
+
 def test_holy_thursday_chrism_mass_first(engine: LiturgyEngine) -> None:
     masses = [m.mass for m in engine.readings(date(2027, 3, 25)).masses]
     assert masses == ["chrism_mass", "evening_mass_of_the_lords_supper"]

@@ -92,6 +92,19 @@ PHRASES = {
     "Ascension Thursday": date(2027, 5, 6),
     "Ascension Thursday 2026": date(2026, 5, 14),
     "readings for today please": TODAY,
+    "what are today's readings?": TODAY,
+    "the day after tomorrow": date(2026, 11, 28),
+    "this weekend": date(2026, 11, 29),
+    "Christmas Eve": date(2026, 12, 24),
+    "New Year's Day": date(2027, 1, 1),
+    "Thanksgiving": TODAY,  # the fourth Thursday of November 2026
+    "Independence Day 2027": date(2027, 7, 4),
+    "12/25/2026": date(2026, 12, 25),
+    "25/12/2026": date(2026, 12, 25),
+    "2026/12/25": date(2026, 12, 25),
+    "St. Patrick's Day 2027": date(2027, 3, 17),
+    "All Saints' Day": date(2027, 11, 1),
+    "Good Shepherd Sunday 2027": date(2027, 4, 18),
     # A saint whose day is impeded answers for the date (St Scholastica: Ash Wednesday).
     "Saint Scholastica 2027": date(2027, 2, 10),
 }
@@ -102,7 +115,21 @@ def test_parser_reads_every_phrase(parser: DateQueryParser, phrase: str, expecte
     assert parser.parse(phrase, TODAY) == expected
 
 
-@pytest.mark.parametrize("phrase", ["", "blah blah", "2026-02-30", "Saint Nobody", "next Funday"])
+@pytest.mark.parametrize(
+    "phrase",
+    [
+        "",
+        "blah blah",
+        "2026-02-30",
+        "Saint Nobody",
+        "next Funday",
+        "Mother's Day",  # a "... Day" that is no celebration is not fuzzily matched
+        "Labor Day",
+        "12/08/2026",  # 8 December or 12 August: not read
+        "2026/13/01",
+        "1/32/2026",
+    ],
+)
 def test_parser_gives_none_for_unreadable(parser: DateQueryParser, phrase: str) -> None:
     assert parser.parse(phrase, TODAY) is None
 

@@ -233,7 +233,7 @@ class LiturgyEngine:
             masses=tuple(self._day_masses(day)),
             memorials=memorials,
             commemorations=tuple(c for c in day.celebrations if c.rank == COMMEMORATION),
-            others=(*self._transferred(day), *self._proper_masses(day)),
+            others=(*self._christmas_eve(day), *self._transferred(day), *self._proper_masses(day)),
             commons=tuple(commons.items()),
         )
 
@@ -281,6 +281,20 @@ class LiturgyEngine:
                 readings = mass_order(easter.readings, kept)
                 found = found.model_copy(update={"readings": readings})
         return found.model_copy(update={"title": COMMON_NAMES.get(common, common)})
+
+    def _christmas_eve(self, day: Day) -> list[OtherCelebration]:
+        """On 24 December, the Vigil Mass of the Nativity said that evening: what people
+        ask for as "Christmas Eve" (the day's own Mass is the morning's)."""
+        if (day.date.month, day.date.day) != (12, 24):
+            return []
+        christmas = self.calendar.day(day.date + timedelta(days=1))
+        cycles = (christmas.sunday_cycle, christmas.weekday_cycle)
+        vigil = self.lectionary.lookup(christmas.principal.id, cycles, "previous_evening_mass")
+        if vigil is None:
+            return []
+        principal = christmas.principal
+        name = f"{principal.name} ({principal.rank_name})"
+        return [OtherCelebration(label="In the evening", name=name, masses=(vigil,))]
 
     def _transferred(self, day: Day) -> list[OtherCelebration]:
         """The Ascension's two days, where provinces differ: the other rule's celebration."""
