@@ -226,6 +226,16 @@ def test_impeded_solemnities_are_transferred(calendar: LiturgicalCalendar) -> No
     assert calendar.dates_of("annunciation_of_the_lord", 2027) == (date(2027, 4, 5),)
 
 
+def test_memorials_of_mary_prevail_over_a_saints(calendar: LiturgicalCalendar) -> None:
+    # CDW notification of 24 March 2018; romcal kept both, or only the saint.
+    for when, marian in [
+        (date(2025, 6, 28), "immaculate_heart_of_mary"),  # St Irenaeus omitted
+        (date(2026, 6, 13), "immaculate_heart_of_mary"),  # St Anthony of Padua omitted
+        (date(2020, 6, 1), "mary_mother_of_the_church"),  # St Justin omitted
+    ]:
+        assert [c.id for c in calendar.day(when).celebrations] == [marian]
+
+
 def test_feasts_of_the_lord(calendar: LiturgicalCalendar) -> None:
     lateran = calendar.day(date(2025, 11, 9))  # a Sunday: the feast of the Lord wins
     assert (lateran.principal.id, lateran.principal.rank) == (

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
-from datetime import date
+from datetime import date, timedelta
 from functools import cache, cached_property
 from typing import Any, Literal
 
@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict
 from magisterium_a2a.skills.liturgy.precedence import (
     COMMEMORATION,
     LAST_SOLEMNITY_ROW,
+    PREVAILING_MEMORIALS,
     corrected,
     is_memorial,
     occurrence,
@@ -63,7 +64,13 @@ DATE_FUNCTIONS: dict[str, tuple[int, int]] = {
     "presentation_of_the_lord": (2, 2),
     "transfiguration": (8, 6),
 }
-# Outside Advent only what romcal wrongly drops is put back: solemnities, feasts of the Lord.
+# The memorials of Mary that follow a moveable celebration: (that celebration, days after).
+FOLLOWING: dict[str, tuple[str, int]] = {
+    "mary_mother_of_the_church": ("pentecost_sunday", 1),
+    "immaculate_heart_of_mary": ("most_sacred_heart_of_jesus", 1),
+}
+# Outside Advent only what romcal wrongly drops is put back: solemnities, feasts of the
+# Lord, and the memorials of Mary that prevail over a saint's.
 RESTORED_ROWS = 5
 # Proper of Time days that romcal names otherwise (the names a query may use).
 ID_ALIASES: dict[str, str] = {
@@ -411,16 +418,21 @@ class LiturgicalCalendar:
         advent = min(
             (d for d, day in days.items() if day.temporal_id == "advent_1_sunday"), default=None
         )
+        anchors = {day.principal.id: when for when, day in days.items()}
         found: list[tuple[int, date, Celebration, bool]] = []
         for day_id, definition in self._sanctoral_chain.items():
             if day_id in present or definition.get("drop") or "precedence" not in definition:
                 continue
             natural = _natural_date(definition, year)
+            if day_id in FOLLOWING and FOLLOWING[day_id][0] in anchors:
+                anchor, after = FOLLOWING[day_id]
+                natural = anchors[anchor] + timedelta(days=after)
             if natural is None or natural not in days:
                 continue
             celebration = self._defined_celebration(day_id, definition, weekdays[natural])
             row = table_row(celebration.precedence)
-            if row > RESTORED_ROWS and (advent is None or natural < advent):
+            restored = row <= RESTORED_ROWS or day_id in PREVAILING_MEMORIALS
+            if not restored and (advent is None or natural < advent):
                 continue
             found.append((row, natural, celebration, bool(definition.get("date_exceptions"))))
         for _, natural, celebration, has_exceptions in sorted(found, key=lambda f: f[:2]):

@@ -14,6 +14,8 @@ Table (``general_memorial_10``: row 10), but does not apply all of the rules:
 - a solemnity impeded by a weightier day is dropped instead of transferred (St Joseph on
   a Sunday of Lent, as in 2023; the Nativity of St John the Baptist under the Sacred
   Heart, as in 2022 and 2033);
+- of two memorials on one day it keeps both, or the wrong one: the memorials of Mary
+  tied to a moveable celebration prevail over a saint's (``PREVAILING_MEMORIALS``);
 - some days sit in the wrong row (``CORRECTED``): the weekdays of Holy Week in row 9
   instead of 2, two feasts of the Lord as something else, so the Dedication of the
   Lateran Basilica is dropped when 9 November is a Sunday.
@@ -60,6 +62,12 @@ CORRECTED: dict[str, tuple[str, str]] = {
     "baptism_of_the_lord": LORD_FEAST,
     "dedication_of_the_lateran_basilica": LORD_FEAST,
 }
+# Memorials of the Blessed Virgin Mary tied to a moveable celebration (Mary, Mother of
+# the Church to Pentecost, the Immaculate Heart to the Sacred Heart) prevail over the
+# memorial of a saint falling on the same day, which is omitted that year (Congregation
+# for Divine Worship, notification on the memorial of Mary, Mother of the Church, 24 March
+# 2018: St Justin on 1 June 2020, St Anthony of Padua on 13 June 2026).
+PREVAILING_MEMORIALS = frozenset({"mary_mother_of_the_church", "immaculate_heart_of_mary"})
 # How far a transfer looks for a free day (Holy Week with the Easter Octave is 15 days).
 TRANSFER_REACH = 21
 
@@ -107,11 +115,13 @@ def occurrence(celebrations: Sequence[C], proper_of_time: C) -> tuple[list[C], l
 
     On the days of rows 1-8 no memorial is kept (GNLY 14 and 60; the Table); on those of
     row 9 an obligatory or optional memorial is only commemorated (GNLY 14, GIRM 355a);
-    on other weekdays memorials are kept. A day romcal left to a memorial alone gets its
-    weekday back in front when that weekday excludes or demotes the memorial."""
+    on other weekdays memorials are kept, but a prevailing memorial of Mary is kept alone.
+    A day romcal left to a memorial alone gets its weekday back in front when that
+    weekday excludes or demotes the memorial."""
     row = day_row(celebrations, proper_of_time)
     if row > PRIVILEGED_WEEKDAY_ROW:
-        return list(celebrations), []
+        marian = [c for c in celebrations if c.id in PREVAILING_MEMORIALS]
+        return (marian or list(celebrations)), []
     greater = [c for c in celebrations if not is_memorial(c)] or [proper_of_time]
     if row < PRIVILEGED_WEEKDAY_ROW:
         return greater, []
