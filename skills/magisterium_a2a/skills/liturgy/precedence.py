@@ -10,7 +10,8 @@ Table (``general_memorial_10``: row 10), but does not apply all of the rules:
   of Lent 2027, St Stanislaus on Holy Tuesday 2028);
 - on the privileged weekdays of row 9 (17-24 December, the days within the Octave of
   Christmas, the weekdays of Lent) memorials are kept as optional memorials, where
-  GNLY 14 and GIRM 355a allow only a commemoration (the Mass is of the weekday);
+  GIRM 355a allows only a commemoration: the Mass is of the weekday, its collect may
+  be the saint's (GNLY 14 had already made them optional in Lent);
 - a solemnity impeded by a weightier day is dropped instead of transferred (St Joseph on
   a Sunday of Lent, as in 2023; the Nativity of St John the Baptist under the Sacred
   Heart, as in 2022 and 2033);
@@ -114,7 +115,7 @@ def occurrence(celebrations: Sequence[C], proper_of_time: C) -> tuple[list[C], l
     """The day's celebrations as the Table keeps them: (kept, commemorated).
 
     On the days of rows 1-8 no memorial is kept (GNLY 14 and 60; the Table); on those of
-    row 9 an obligatory or optional memorial is only commemorated (GNLY 14, GIRM 355a);
+    row 9 an obligatory or optional memorial is only commemorated (GIRM 355a);
     on other weekdays memorials are kept, but a prevailing memorial of Mary is kept alone.
     A day romcal left to a memorial alone gets its weekday back in front when that
     weekday excludes or demotes the memorial."""
