@@ -5,6 +5,7 @@ finding Martyrology-only saints beside romcal's, ids unchanged."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -15,9 +16,11 @@ from magisterium_a2a.server.clock import ManualClock
 from magisterium_a2a.server.config import Settings
 from magisterium_a2a.skills.liturgy import build_martyrology
 from magisterium_a2a.skills.liturgy.engine import LiturgyEngine, save_martyrology
+from magisterium_a2a.skills.liturgy.labels import calendar_name, title_name
 from magisterium_a2a.skills.liturgy.martyrology import (
     Martyrology,
     MartyrologyEntry,
+    NamedEntry,
     builtin_martyrology,
     import_martyrology,
 )
@@ -85,7 +88,7 @@ def test_the_answer_lists_the_calendar_first_then_the_martyrology(fresh: Liturgy
     calendar = text.index("- Saint Joseph, Spouse of the Blessed Virgin Mary (Solemnity")
     current = sections(text)[CURRENT_HEADING]
     assert calendar < text.index(CURRENT_HEADING)
-    assert current[0] == "1. Saint Joseph (Palestine, State of)"
+    assert current[0] == "1. Saint Joseph, Spouse of the Blessed Virgin Mary"
     assert "9. Blessed Marcel Callo (Austria)" in current
     assert len(current) == 9
 
@@ -109,11 +112,72 @@ def test_february_in_a_common_year_and_in_a_leap_year(fresh: LiturgyEngine) -> N
 
 def test_a_mechanically_wrong_english_name_gives_way_to_the_latin() -> None:
     names = {e.id: e.name for e in builtin_martyrology().entries()}
-    # The registry's English says "Saint Peter" and "Saint Augustine" for these two.
-    assert names["mr:0508-bonifatius-iv"] == "Sanctus Bonifatius IV"
-    assert names["mr:0206-angelus-de-furcio"] == "Beatus Angelus de Furcio"
+    # The registry's English says "Saint Peter" and "Saint Augustine" for these two: the
+    # Latin is shown instead, its title and the given names the registry knows in English.
+    assert names["mr:0508-bonifatius-iv"] == "Saint Boniface IV"
+    assert names["mr:0206-angelus-de-furcio"] == "Blessed Angelus de Furcio"
     assert names["mr:0101-basilius"] == "Saint Basil"
     assert names["mr:0319-ioannes-de-parma-buralli"] == "Blessed John of Parma Buralli"
+
+
+def _current() -> dict[str, NamedEntry]:
+    return {e.id: e for e in builtin_martyrology().entries() if e.current}
+
+
+def test_a_group_keeps_every_name_the_latin_gives_it() -> None:
+    """Issue 19: 48 current entries read "Saints X" with one name."""
+    names = {i: e.name for i, e in _current().items()}
+    assert names["mr:0929-michael-et-socii"] == "Saints Michael, Gabriel and Raphael, Archangels"
+    assert names["mr:0214-cyrillus"] == "Saints Cyril, Monk, and Methodius, Bishop"
+    assert names["mr:0206-paulus-miki-et-socii"] == "Saint Paul Miki and Companions, Martyrs"
+    assert names["mr:0510-alphius-et-socii"] == "Saints Alphius and companions"
+    # The Latin names one woman: not "Saints Dorothy".
+    assert names["mr:0206-dorothea"] == "Saint Dorothy"
+    lonely = [
+        name
+        for name in names.values()
+        if re.fullmatch(r"Saints [^,]+", name) and " and " not in name
+    ]
+    assert lonely == []
+
+
+def test_current_entries_are_in_english_with_english_titles() -> None:
+    """Issue 19: 224 current entries in Latin ("Omnes Sancti", "Sanctus Septem
+    Fundatores"), "Beata Maria de Lourdes"."""
+    names = {i: e.name for i, e in _current().items()}
+    assert names["mr:1101-omnes-sancti"] == "All Saints"
+    assert names["mr:0217-septem-fundatores-servorum-mariae"] == (
+        "The Seven Holy Founders of the Servite Order"
+    )
+    assert names["mr:0211-maria-de-lourdes"] == "Our Lady of Lourdes"
+    assert names["mr:0101-maria-dei-genetrix"] == "Solemnity of Mary, the Holy Mother of God"
+    latin = re.compile(r"^(Sanct|Beat)(us|a|i|ae)\b|^Omnes\b")
+    # One group has no English form in any source the build reads: the 800 of Otranto.
+    assert [n for n in names.values() if latin.match(n)] == ["Beati Octingenti Martyres Hydrunti"]
+    titles = {e.title for e in _current().values()}
+    assert titles == {"Saint", "Blessed", None}
+
+
+def test_countries_are_the_place_of_death_or_left_out() -> None:
+    """Issue 19: "Palestine, State of", Morocco for the Ceuta martyrs, Spain for Francis
+    Xavier (who died off China), France for Ignatius (who died in Rome)."""
+    current = _current()
+    places = {e.place for e in current.values()}
+    assert "Palestine, State of" not in places and "Palestine" in places
+    assert current["mr:1010-septem-martyres-presbyteri-septam"].place == "Spain"
+    assert current["mr:1203-franciscus-xavier"].place is None
+    assert current["mr:0731-ignatius-de-loyola"].place is None
+    assert current["mr:0319-ioseph"].place is None
+
+
+def test_calendar_names_read_as_people_write_them(fresh: LiturgyEngine) -> None:
+    """Issue 19: "(france  paris, france  strasbourg)", "Calendar: united states"."""
+    text = format_saints(fresh, date(2027, 11, 8))
+    assert "Calendar: United States" in text
+    assert "- All Saints of the Archdiocese of Paris (France: Paris)" in text
+    assert "  " not in text and "france" not in text
+    assert calendar_name("bosnia_herzegovina") == "Bosnia and Herzegovina"
+    assert title_name("doctor_of_the_church") == "Doctor of the Church"
 
 
 def test_the_table_is_what_the_generator_makes_of_the_registry() -> None:
