@@ -30,6 +30,7 @@ import pycountry
 import romcal
 from rapidfuzz import fuzz
 
+from magisterium_a2a.skills.saints.feasts import DATE_FUNCTIONS, FIXED_TEMPORAL
 from magisterium_a2a.skills.text import fold
 
 # The registry version this table is built from: Apache-2.0 at this commit.
@@ -130,24 +131,6 @@ GIVEN_NAMES = {
     ("denis", "dionysius"),
 }
 MATCHING_TOKEN = 60.0
-# Fixed dates of romcal's date functions (General Roman Calendar) and of the fixed
-# solemnities of the Proper of Time: the celebrations that head a day of the Martyrology.
-FIXED_FUNCTIONS: dict[str, tuple[int, int]] = {
-    "all_saints": (11, 1),
-    "annunciation": (3, 25),
-    "assumption": (8, 15),
-    "exaltation_of_the_holy_cross": (9, 14),
-    "immaculate_conception_of_mary": (12, 8),
-    "nativity_of_john_the_baptist": (6, 24),
-    "peter_and_paul_apostles": (6, 29),
-    "presentation_of_the_lord": (2, 2),
-    "transfiguration": (8, 6),
-}
-FIXED_TEMPORAL: dict[str, tuple[int, int]] = {
-    "nativity_of_the_lord": (12, 25),
-    "mary_mother_of_god": (1, 1),
-    "epiphany_of_the_lord": (1, 6),
-}
 # Countries the registry gives for a place it misreads, corrected to the modern country
 # of the place of death (each with its source), or "-" to leave the country out.
 COUNTRY_FIXES: dict[str, str] = {
@@ -333,8 +316,8 @@ def celebrations() -> dict[tuple[int, int], list[tuple[str, str]]]:
         when = (spec or {}).get("date_def") or {}
         if isinstance(when.get("month"), int) and isinstance(when.get("date"), int):
             add(day_id, (when["month"], when["date"]))
-        elif when.get("date_fn") in FIXED_FUNCTIONS:
-            add(day_id, FIXED_FUNCTIONS[when["date_fn"]])
+        elif when.get("date_fn") in DATE_FUNCTIONS:
+            add(day_id, DATE_FUNCTIONS[when["date_fn"]])
     for day_id, when in FIXED_TEMPORAL.items():
         add(day_id, when)
     return found
