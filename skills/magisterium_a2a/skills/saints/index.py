@@ -197,7 +197,12 @@ class SaintIndex:
             if entity.get("type", "person") != "person" or not entity.get("canonization_level"):
                 continue
             self.people[ident] = _romcal_person(ident, entity, by_person.get(ident, {}))
-        self._add_martyrology(martyrology)
+        celebrations = {
+            (month, day, str(entities.get(day_id, {}).get("fullname") or "")): found
+            for day_id, found in by_day.items()
+            for month, day, _ in found
+        }
+        self._add_martyrology(martyrology, celebrations)
         self._by_id = {i: key for key, person in self.people.items() for i in person.ids}
         for book in imported:
             for entry in book.entries:
@@ -219,7 +224,11 @@ class SaintIndex:
         self._by_id[ident] = ident
         return person
 
-    def _add_martyrology(self, entries: Iterable[NamedEntry]) -> None:
+    def _add_martyrology(
+        self, entries: Iterable[NamedEntry], celebrations: dict[tuple[int, int, str], Feasts]
+    ) -> None:
+        """``celebrations``: romcal's feasts by day and celebration name; a group the
+        Martyrology heads a day with (Saints Perpetua and Felicity) takes its feasts."""
         by_day: dict[tuple[int, int], list[Person]] = {}
         for person in self.people.values():
             for month, day_of_month, _ in person.feasts:
@@ -247,6 +256,7 @@ class SaintIndex:
                 person = self._new(entry.id, entry.name)
                 person.level = LEVELS.get(entry.title or "")
                 person.place = entry.place
+                person.merge_feasts(celebrations.get((entry.month, entry.day, entry.name), {}))
                 apart.append((_slug(entry.id), person))
             person.add_day(entry.month, entry.day)
         # The registry gives one person one slug: Thomas Aquinas on 28 January (his memorial)
