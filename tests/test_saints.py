@@ -272,6 +272,20 @@ async def test_e2e_saint_lookup_lists_one_person_once(settings: Settings) -> Non
     assert same["id"] == "kateri_tekakwitha_virgin" and same["score"] == 100.0
 
 
+async def test_e2e_saint_lookup_reads_a_query_or_an_id_in_a_data_part(settings: Settings) -> None:
+    parts = [{"kind": "data", "data": {"query": "Padre Pio"}}]
+    body = await _ask(settings, "saint_lookup", parts=parts)
+    (record,) = body["result"]["artifacts"][0]["parts"][1]["data"]["saints"]
+    assert record["id"] == "pius_francesco_forgione_priest"
+    parts = [{"kind": "data", "data": {"saint_id": "nobody"}}]
+    body = await _ask(settings, "saint_lookup", parts=parts)
+    assert body["result"]["artifacts"][0]["parts"] == [{"kind": "text", "text": "No saint found."}]
+    parts = [{"kind": "data", "data": {"name": "Padre Pio"}}]
+    body = await _ask(settings, "saint_lookup", parts=parts)
+    assert body["result"]["status"]["state"] == "failed"
+    assert "'saint_id'" in body["result"]["status"]["message"]["parts"][0]["text"]
+
+
 async def test_e2e_saint_lookup_does_not_read_an_overlong_query(settings: Settings) -> None:
     body = await _ask(settings, "saint_lookup", text="Kateri " * 40)
     assert body["result"]["artifacts"][0]["parts"] == [{"kind": "text", "text": "No saint found."}]

@@ -2,8 +2,10 @@
 name, nickname, patronage or id, over romcal's calendars, the built-in Roman
 Martyrology names (ids ``mr:MMDD-slug`` of the CRMEDR registry), the names of
 imported martyrology entries and the authored table of popular saints, one
-record per person (``saints.index``). The artifact ``saint`` carries a text
-summary and a data part ``{"saints": [...]}`` with the structured records.
+record per person (``saints.index``). It reads a text part, or a data part
+``{"query"}`` (a name) or ``{"saint_id"}`` (an id, the ``saint_id`` of
+``pope_lookup``'s records). The artifact ``saint`` carries a text summary and a
+data part ``{"saints": [...]}`` with the structured records.
 
 The first search builds the index (about 0.5 s), so the skill runs after its
 rate-limit check (not ``cheap``), in a worker thread, and does not read a query
@@ -24,6 +26,7 @@ from magisterium_a2a.plugin import (
     SkillContext,
     SkillEnvironment,
     data_part,
+    first_data,
     first_text,
     text_part,
 )
@@ -31,6 +34,7 @@ from magisterium_a2a.skills.engines import liturgy_engine
 from magisterium_a2a.skills.liturgy.labels import calendar_name
 from magisterium_a2a.skills.liturgy.martyrology import builtin_martyrology
 from magisterium_a2a.skills.people.popes import builtin_popes
+from magisterium_a2a.skills.people.requests import read_lookup
 from magisterium_a2a.skills.saints.index import Feast, SaintIndex, SaintRecord
 from magisterium_a2a.skills.saints.popular import popular_saints
 
@@ -74,7 +78,7 @@ def create(env: SkillEnvironment) -> FunctionSkill:
     popes = {pope.saint_id: pope.id for pope in builtin_popes() if pope.saint_id}
     lock = threading.Lock()
 
-    def search(query: str) -> list[SaintRecord]:
+    def search(query: str, ident: str | None = None) -> list[SaintRecord]:
         with lock:
             if "saints" not in index:
                 index["saints"] = SaintIndex(
@@ -84,16 +88,27 @@ def create(env: SkillEnvironment) -> FunctionSkill:
                     liturgy.martyrologies,
                     popular_saints(),
                 )
-        found = index["saints"].search(query, set(popes))
+        saints = index["saints"]
+        if ident is not None:
+            person = saints.get(ident)
+            found = [(person, 100.0)] if person is not None else []
+        else:
+            found = saints.search(query, set(popes))
         return [
             person.record(score, next((popes[i] for i in person.ids if i in popes), None))
             for person, score in found
         ]
 
     async def handle(message: Message, context: SkillContext) -> Sequence[Artifact]:
-        query = first_text(message)
-        readable = query is not None and len(query) <= MAX_QUERY_CHARS
-        found = await asyncio.to_thread(search, query) if query and readable else []
+        ident = None
+        if first_data(message) is None:
+            query = first_text(message)
+        else:
+            lookup = read_lookup(message, "saint_id", "joseph_spouse_of_mary")
+            query, ident = lookup.query, lookup.ident
+        readable = query is None or len(query) <= MAX_QUERY_CHARS
+        wanted = (query or ident) and readable
+        found = await asyncio.to_thread(search, query or "", ident) if wanted else []
         if not found:
             return [context.artifact(ARTIFACT, [text_part(NOT_FOUND)])]
         text = "\n".join(describe(record) for record in found)
