@@ -22,6 +22,7 @@ from magisterium_a2a.plugin import (
     text_part,
 )
 from magisterium_a2a.skills.engines import people_directory
+from magisterium_a2a.skills.language.popes import english_name
 from magisterium_a2a.skills.people.directory import PeopleDirectory
 from magisterium_a2a.skills.people.popes import Antipope, Pope, PopeAnswer
 from magisterium_a2a.skills.people.requests import ordinal_suffix, read_lookup
@@ -98,7 +99,8 @@ def create(env: SkillEnvironment) -> FunctionSkill:
 
     async def handle(message: Message, context: SkillContext) -> Sequence[Artifact]:
         lookup = read_lookup(message, "pope_id", "leo-xiv")
-        found = answer(lookup.query, lookup.ident, directory)
+        english = english_name(lookup.query) if lookup.query else None
+        found = answer(english or lookup.query, lookup.ident, directory)
         if found.antipopes:
             text = "\n".join(antipope_sentence(a) for a in found.antipopes)
             named = {"popes": [], "antipopes": [a.model_dump() for a in found.antipopes]}

@@ -30,6 +30,7 @@ from magisterium_a2a.plugin import (
     text_part,
 )
 from magisterium_a2a.skills.engines import liturgy_engine
+from magisterium_a2a.skills.language.saints import saint_id
 from magisterium_a2a.skills.liturgy.engine import LiturgyEngine
 from magisterium_a2a.skills.liturgy.martyrology import builtin_martyrology
 from magisterium_a2a.skills.people.popes import builtin_popes
@@ -186,6 +187,7 @@ def create(env: SkillEnvironment) -> FunctionSkill:
     async def handle(message: Message, context: SkillContext) -> Sequence[Artifact]:
         query = first_text(message)
         readable = query is not None and len(query) <= MAX_QUERY_CHARS
+        query = (saint_id(query) or query) if query and readable else query
         found = await asyncio.to_thread(search, query) if query and readable else []
         if not found:
             return [context.artifact(ARTIFACT, [text_part(NOT_FOUND)])]

@@ -81,8 +81,10 @@ def _names() -> dict[str, str]:
     """Matched name -> id: the team's names first; a romcal name that two ids share is
     kept only when one id is the other's base (a patron's variant of one feast)."""
     found: dict[str, set[str]] = {}
-    for _, ident, name in romcal_rows("name"):
-        for variant in _variants(name):
+    for language, ident, name in romcal_rows("name"):
+        if language == "en":
+            continue  # the engine's own
+        for variant in variants(name):
             form = match_form(variant)
             if form:
                 found.setdefault(form, set()).add(ident)
@@ -100,7 +102,7 @@ def _names() -> dict[str, str]:
     return names
 
 
-def _variants(name: str) -> list[str]:
+def variants(name: str) -> list[str]:
     """A romcal name, and its part before the first comma ("San Ignacio de Loyola,
     presbítero")."""
     head = name.split(",")[0].strip()
