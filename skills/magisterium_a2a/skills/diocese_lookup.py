@@ -84,6 +84,12 @@ def create(env: SkillEnvironment) -> FunctionSkill:
         ),
         handler=handle,
         tags=("dioceses", "directory", "hierarchy"),
-        examples=("Archdiocese of Chicago", "diocese of st. paul", '{"diocese_id": "boston"}'),
+        examples=(
+            "Archdiocese of Chicago",
+            "diocese of st. paul",
+            '{"diocese_id": "boston"}',
+            "Arquidiócesis de Los Ángeles",
+            "ロサンゼルス大司教区",
+        ),
         cheap=True,
     )

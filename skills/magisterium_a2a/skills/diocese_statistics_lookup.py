@@ -99,6 +99,7 @@ def create(env: SkillEnvironment) -> FunctionSkill:
         tags=("dioceses", "statistics", "hierarchy"),
         examples=(
             "Archdiocese of Boston",
+            "Arquidiócesis de Nueva York",
             '{"diocese_id": "chicago", "year_from": 2010, "metrics": ["catholics", "parishes"]}',
         ),
         cheap=True,

@@ -117,7 +117,16 @@ def create(env: SkillEnvironment) -> FunctionSkill:
         ),
         handler=handle,
         tags=("liturgy", "lectionary", "readings", "calendar"),
-        examples=("today", "next Sunday", "Easter Sunday 2026", "2026-12-25"),
+        examples=(
+            "today",
+            "next Sunday",
+            "Easter Sunday 2026",
+            "2026-12-25",
+            "Miércoles de Ceniza 2027",
+            "nächsten Sonntag",
+            "2026年12月25日",
+            "다음 주일",
+        ),
         input_modes=("text/plain",),
         output_modes=("text/plain",),
     )

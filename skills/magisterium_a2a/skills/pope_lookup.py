@@ -129,6 +129,15 @@ def create(env: SkillEnvironment) -> FunctionSkill:
         ),
         handler=handle,
         tags=("popes", "papacy", "history"),
-        examples=("Leo XIV", "John Paul the Second", "Gregory the Great", "pius-x"),
+        examples=(
+            "Leo XIV",
+            "John Paul the Second",
+            "Gregory the Great",
+            "pius-x",
+            "Juan Pablo II",
+            "ヨハネ・パウロ2世",
+            "若望保祿二世",
+            "Gioan Phaolô II",
+        ),
         cheap=True,
     )

@@ -204,5 +204,12 @@ def create(env: SkillEnvironment) -> FunctionSkill:
         ),
         handler=handle,
         tags=("liturgy", "saints"),
-        examples=("Kateri Tekakwitha", "Thomas Aquinas", "joseph_spouse_of_mary"),
+        examples=(
+            "Kateri Tekakwitha",
+            "Thomas Aquinas",
+            "joseph_spouse_of_mary",
+            "San José",
+            "Sant'Ignazio di Loyola",
+            "성 요셉",
+        ),
     )

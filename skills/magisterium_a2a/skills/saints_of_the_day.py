@@ -133,7 +133,14 @@ def create(env: SkillEnvironment) -> FunctionSkill:
         ),
         handler=handle,
         tags=("liturgy", "saints", "martyrology", "calendar"),
-        examples=('{"date": "2026-03-19"}', "today", "November 30"),
+        examples=(
+            '{"date": "2026-03-19"}',
+            "today",
+            "November 30",
+            "19 de marzo de 2027",
+            "3月19日",
+            "ngày 19 tháng 3",
+        ),
         input_modes=("text/plain", "application/json"),
         output_modes=("text/plain",),
     )

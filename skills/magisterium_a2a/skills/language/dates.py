@@ -32,8 +32,8 @@ from functools import cache
 
 from magisterium_a2a.skills.language.celebrations import celebration_id, ordinal_sunday
 from magisterium_a2a.skills.language.detect import detect
-from magisterium_a2a.skills.language.phrases import match_form, phrase, split_year
-from magisterium_a2a.skills.language.scripts import clean, key
+from magisterium_a2a.skills.language.phrases import cjk_fillers, match_form, phrase, split_year
+from magisterium_a2a.skills.language.scripts import clean, has_han, key, simplified
 from magisterium_a2a.skills.language.tables import authored
 
 MAX_QUERY_CHARS = 300
@@ -144,16 +144,20 @@ def _weekday_forms() -> tuple[str, ...]:
     return tuple(match_form(str(name)) for week in days for names in week for name in names)
 
 
-def _without_fillers(text: str) -> tuple[str, str]:
+def _without_fillers(text: str) -> tuple[str, str, str]:
     """The text without its leading fillers ("lecturas del 25 de diciembre" -> "25 de
-    diciembre"), and without any ("25 diciembre"), as typed."""
+    diciembre"), without any ("25 diciembre"), as typed; and in Simplified characters
+    without the CJK fillers written against the words ("明天的讀經" -> "明天")."""
     words = text.split()
     first = 0
     for end in range(1, len(words) + 1):
         if phrase(key(" ".join(words[:end]))) == "":
             first = end
     every = [word for word in words if phrase(key(word)) or word.isdigit()]
-    return " ".join(words[first:]), " ".join(every)
+    unwrapped = simplified(text) if has_han(text) else text
+    for filler in cjk_fillers():
+        unwrapped = unwrapped.replace(filler, " ")
+    return " ".join(words[first:]), " ".join(every), " ".join(unwrapped.split())
 
 
 def _dateparser(text: str, today: date) -> str | None:

@@ -49,6 +49,11 @@ def match_form(text: str) -> str:
     return phrase(key(text))
 
 
+def cjk_fillers() -> tuple[str, ...]:
+    """The CJK fillers (folded: Simplified characters), longest first."""
+    return _fillers()[0]
+
+
 def is_cjk(text: str) -> bool:
     return has_han(text) or has_kana(text) or has_hangul(text)
 
