@@ -32,7 +32,13 @@ from functools import cache
 
 from magisterium_a2a.skills.language.celebrations import celebration_id, ordinal_sunday
 from magisterium_a2a.skills.language.detect import detect
-from magisterium_a2a.skills.language.phrases import cjk_fillers, match_form, phrase, split_year
+from magisterium_a2a.skills.language.phrases import (
+    cjk_fillers,
+    match_form,
+    matched,
+    phrase,
+    split_year,
+)
 from magisterium_a2a.skills.language.scripts import clean, has_han, key, simplified
 from magisterium_a2a.skills.language.tables import authored
 
@@ -68,15 +74,15 @@ def english_form(query: str, today: date) -> str | None:
     if split is None:
         return None
     folded, year = split
-    matched = phrase(folded)
-    if not matched:
+    form = matched(folded)
+    if not form:
         return None
     suffix = f" {year}" if year is not None else ""
-    if year is None and (relative := _relative(matched, today)) is not None:
+    if year is None and (relative := _relative(form, today)) is not None:
         return relative
-    if (ident := celebration_id(matched)) is not None:
+    if (ident := celebration_id(form)) is not None:
         return ident.replace("_", " ") + suffix
-    if (sunday := ordinal_sunday(matched)) is not None:
+    if (sunday := ordinal_sunday(form)) is not None:
         return sunday + suffix
     if (numeric := _cjk_date(text, today)) is not None:
         return numeric

@@ -1,8 +1,9 @@
 """Date phrases in the form they are matched in: the script-folded key (see
 ``scripts.key``) without the filler words of ``calendar-words.yaml`` ("lecturas
 del", "の朗読") and, in Chinese, Japanese and Korean, without spaces (users write
-"성탄 대축일" and "성탄대축일" alike). Table entries and queries go through the same
-function, so a filler dropped from one is dropped from the other.
+"성탄 대축일" and "성탄대축일" alike); a name made of filler words only is kept
+whole. Table entries and queries go through the same function, so a filler
+dropped from one is dropped from the other.
 
 The year is taken out first: one four-digit number, with its 年/년 if any.
 """
@@ -44,9 +45,19 @@ def phrase(folded: str) -> str:
     return text
 
 
+def matched(folded: str) -> str:
+    """The matched form of a folded text: ``phrase``, or, when a name is made of filler
+    words only (Vietnamese "Lễ Lá" folds to two of them), the whole text."""
+    found = phrase(folded)
+    if found:
+        return found
+    whole = " ".join(folded.split())
+    return whole.replace(" ", "") if is_cjk(whole) else whole
+
+
 def match_form(text: str) -> str:
     """A table entry's matched form."""
-    return phrase(key(text))
+    return matched(key(text))
 
 
 def cjk_fillers() -> tuple[str, ...]:
