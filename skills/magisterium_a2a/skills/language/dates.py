@@ -14,10 +14,11 @@ cannot read comes here. In order, each step from a table or a library:
   4. a numeric date written with 年月日 / 년월일 ("2026年12月25日", "3월 19일"), read
      here: dateparser 1.5.0 reads "12月25日" as 25 December 2012 and "3 月 19 日" as
      13 August;
-  5. anything else to dateparser, restricted to our languages (the detected one
-     first), for absolute dates and its relative days ("25 de diciembre de 2026",
-     "19. März 2027", "ngày 25 tháng 12 năm 2026", "mañana", "明天"); its answer
-     is kept only when the day (and year) it read are numbers the query holds.
+  5. anything else to dateparser, restricted to our languages of the query's
+     script (the detected one first), for absolute dates and its relative days
+     ("25 de diciembre de 2026", "19. März 2027", "ngày 25 tháng 12 năm 2026",
+     "mañana", "明天"), if the query has a digit or is short; its answer is kept
+     only when the day (and year) it read are numbers the query holds.
 A date without a year is in the current year, as the engine reads "December 25".
 The query is capped as the engine caps it (``MAX_QUERY_CHARS``), so no step sees
 more than 300 characters.
@@ -34,6 +35,7 @@ from magisterium_a2a.skills.language.celebrations import celebration_id, ordinal
 from magisterium_a2a.skills.language.detect import detect
 from magisterium_a2a.skills.language.phrases import (
     cjk_fillers,
+    is_cjk,
     match_form,
     matched,
     phrase,
@@ -53,6 +55,10 @@ _CJK_DATE = re.compile(
     r"(?:(?P<year>\d{4})\s*[年년]\s*)?(?P<month>\d{1,2})\s*[月월]\s*(?P<day>\d{1,2})\s*[日일号號]?"
 )
 _NUMBER = re.compile(r"\d+")
+# The most words of filler a date query starts with ("lecturas de la misa del").
+LEADING_WORDS = 8
+# Longest query without a digit handed to dateparser (its relative days: "mañana", "明天").
+WORDS_ALONE = 40
 
 
 def resolve(query: str, today: date, read: Callable[[str], date | None]) -> date | None:
@@ -155,11 +161,14 @@ def _without_fillers(text: str) -> tuple[str, str, str]:
     diciembre"), without any ("25 diciembre"), as typed; and in Simplified characters
     without the CJK fillers written against the words ("明天的讀經" -> "明天")."""
     words = text.split()
+    keys = [key(word) for word in words]
     first = 0
-    for end in range(1, len(words) + 1):
-        if phrase(key(" ".join(words[:end]))) == "":
+    for end in range(1, min(len(words), LEADING_WORDS) + 1):
+        if phrase(" ".join(keys[:end])) == "":
             first = end
-    every = [word for word in words if phrase(key(word)) or word.isdigit()]
+    every = [
+        word for word, folded in zip(words, keys, strict=True) if phrase(folded) or word.isdigit()
+    ]
     unwrapped = simplified(text) if has_han(text) else text
     for filler in cjk_fillers():
         unwrapped = unwrapped.replace(filler, " ")
@@ -167,10 +176,13 @@ def _without_fillers(text: str) -> tuple[str, str, str]:
 
 
 def _dateparser(text: str, today: date) -> str | None:
+    if len(text) > WORDS_ALONE and not any(c.isdigit() for c in text):
+        return None  # no day number, and longer than any word for a day ("pasado mañana")
     from dateparser.date import DateDataParser
 
     detected = detect(text)
-    order = list(DATEPARSER_LANGUAGES.values())
+    cjk = {"ja", "ko", "zh", "zh-Hant"}
+    order = [c for c in DATEPARSER_LANGUAGES.values() if (c in cjk) == is_cjk(text)]
     if detected in DATEPARSER_LANGUAGES:
         first = DATEPARSER_LANGUAGES[detected]
         order = [first, *(code for code in order if code != first)]
