@@ -41,7 +41,11 @@ def clean(text: str) -> str:
 
 def key(text: str) -> str:
     """The comparison form of a name or phrase (see the module's docstring)."""
-    text = "".join(_fold_char(c) for c in clean(text))
+    text = clean(text)
+    if has_kana(text) or has_hangul(text):
+        text = "".join(_fold_char(c) for c in text)
+    else:
+        text = fold(text)
     if has_han(text):
         text = simplified(text)
     text = _PUNCTUATION.sub(" ", text.replace("_", " "))
