@@ -29,6 +29,7 @@ from magisterium_a2a.plugin import (
     text_part,
 )
 from magisterium_a2a.skills.engines import liturgy_engine
+from magisterium_a2a.skills.language.dates import resolve as resolve_date
 from magisterium_a2a.skills.liturgy.commons import common_names
 from magisterium_a2a.skills.liturgy.engine import DayReadings
 from magisterium_a2a.skills.liturgy.lectionary import MassReadings
@@ -111,7 +112,8 @@ def create(env: SkillEnvironment) -> FunctionSkill:
         return [context.artifact(ARTIFACT, [text_part(text)])]
 
     def answer(query: str, context: SkillContext) -> str:
-        when = liturgy.resolve(query, context.clock)
+        today = liturgy.today(context.clock)
+        when = resolve_date(query, today, lambda text: liturgy.resolve(text, context.clock))
         found = liturgy.readings(when) if when is not None else None
         return format_day(found) if found is not None and found.masses else NOT_FOUND
 
@@ -124,7 +126,16 @@ def create(env: SkillEnvironment) -> FunctionSkill:
         ),
         handler=handle,
         tags=("liturgy", "lectionary", "readings", "calendar"),
-        examples=("today", "next Sunday", "Easter Sunday 2026", "2026-12-25"),
+        examples=(
+            "today",
+            "next Sunday",
+            "Easter Sunday 2026",
+            "2026-12-25",
+            "Miércoles de Ceniza 2027",
+            "nächsten Sonntag",
+            "2026年12月25日",
+            "다음 주일",
+        ),
         input_modes=("text/plain",),
         output_modes=("text/plain",),
     )

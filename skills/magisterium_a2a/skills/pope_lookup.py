@@ -25,6 +25,7 @@ from magisterium_a2a.plugin import (
     text_part,
 )
 from magisterium_a2a.skills.engines import people_directory
+from magisterium_a2a.skills.language.popes import english_name
 from magisterium_a2a.skills.people.directory import PeopleDirectory
 from magisterium_a2a.skills.people.popes import Antipope, Pope, PopeAnswer
 from magisterium_a2a.skills.people.requests import ordinal_suffix, read_lookup
@@ -109,7 +110,8 @@ def create(env: SkillEnvironment) -> FunctionSkill:
 
     async def handle(message: Message, context: SkillContext) -> Sequence[Artifact]:
         lookup = read_lookup(message, "pope_id", "leo-xiv")
-        found = answer(lookup.query, lookup.ident, directory)
+        english = english_name(lookup.query) if lookup.query else None
+        found = answer(english or lookup.query, lookup.ident, directory)
         if found.antipopes:
             text = "\n".join(antipope_sentence(a) for a in found.antipopes)
             named = {"popes": [], "antipopes": [a.model_dump() for a in found.antipopes]}
@@ -147,6 +149,10 @@ def create(env: SkillEnvironment) -> FunctionSkill:
             "Gregory the Great",
             "the pope who opened the Second Vatican Council",
             "pius-x",
+            "Juan Pablo II",
+            "ヨハネ・パウロ2世",
+            "若望保祿二世",
+            "Gioan Phaolô II",
         ),
         cheap=True,
     )

@@ -31,6 +31,7 @@ from magisterium_a2a.plugin import (
     text_part,
 )
 from magisterium_a2a.skills.engines import liturgy_engine
+from magisterium_a2a.skills.language.saints import saint_id
 from magisterium_a2a.skills.liturgy.labels import calendar_name
 from magisterium_a2a.skills.liturgy.martyrology import builtin_martyrology
 from magisterium_a2a.skills.people.popes import builtin_popes
@@ -107,6 +108,9 @@ def create(env: SkillEnvironment) -> FunctionSkill:
             lookup = read_lookup(message, "saint_id", "joseph_spouse_of_mary")
             query, ident = lookup.query, lookup.ident
         readable = query is None or len(query) <= MAX_QUERY_CHARS
+        if query and readable and ident is None:
+            # A name typed in another language ("San José", "성 요셉") is read as its id.
+            ident = saint_id(query)
         wanted = (query or ident) and readable
         found = await asyncio.to_thread(search, query or "", ident) if wanted else []
         if not found:
@@ -124,5 +128,12 @@ def create(env: SkillEnvironment) -> FunctionSkill:
         ),
         handler=handle,
         tags=("liturgy", "saints"),
-        examples=("Kateri Tekakwitha", "Padre Pio", "the patron saint of lost things"),
+        examples=(
+            "Kateri Tekakwitha",
+            "Padre Pio",
+            "the patron saint of lost things",
+            "San José",
+            "Sant'Ignazio di Loyola",
+            "성 요셉",
+        ),
     )

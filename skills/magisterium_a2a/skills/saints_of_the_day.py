@@ -28,6 +28,7 @@ from magisterium_a2a.plugin import (
     text_part,
 )
 from magisterium_a2a.skills.engines import liturgy_engine
+from magisterium_a2a.skills.language.dates import resolve as resolve_date
 from magisterium_a2a.skills.liturgy.engine import LiturgyEngine
 from magisterium_a2a.skills.liturgy.labels import calendar_name, title_name
 from magisterium_a2a.skills.liturgy.martyrology import (
@@ -120,7 +121,8 @@ def create(env: SkillEnvironment) -> FunctionSkill:
         return [context.artifact(ARTIFACT, [text_part(text)])]
 
     def answer(query: str, context: SkillContext) -> str:
-        when = liturgy.resolve(query, context.clock)
+        today = liturgy.today(context.clock)
+        when = resolve_date(query, today, lambda text: liturgy.resolve(text, context.clock))
         return format_saints(liturgy, when) if when is not None else NOT_FOUND
 
     return FunctionSkill(
@@ -132,7 +134,14 @@ def create(env: SkillEnvironment) -> FunctionSkill:
         ),
         handler=handle,
         tags=("liturgy", "saints", "martyrology", "calendar"),
-        examples=('{"date": "2026-03-19"}', "today", "November 30"),
+        examples=(
+            '{"date": "2026-03-19"}',
+            "today",
+            "November 30",
+            "19 de marzo de 2027",
+            "3月19日",
+            "ngày 19 tháng 3",
+        ),
         input_modes=("text/plain", "application/json"),
         output_modes=("text/plain",),
     )
