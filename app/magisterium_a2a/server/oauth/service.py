@@ -108,7 +108,7 @@ class OAuthService:
                 grant=grant,
                 client_name=client.record.client_name,
                 client_id=client.get_client_id(),
-                redirect_uri=request.payload.redirect_uri or client.get_default_redirect_uri(),
+                redirect_uri=grant.redirect_uri,
                 scope=request.scope,
             )
 
