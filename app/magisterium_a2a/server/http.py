@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 
 from fastapi import APIRouter, Request, Response
@@ -47,31 +46,25 @@ class _Head:
                 self.request_id = value.decode("latin-1")
 
 
-async def read_body(
-    receive: Receive, declared: str | None, limit: int, deadline_seconds: float
-) -> bytes:
-    """The body, refusing anything past ``limit`` bytes before parsing it, and
-    a body that has not arrived whole within ``deadline_seconds`` (a client
-    trickling bytes would otherwise hold its connection forever)."""
+async def read_body(receive: Receive, declared: str | None, limit: int) -> bytes:
+    """The body, refusing anything past ``limit`` bytes before parsing it. Its
+    deadline is the guard's (``guard.RequestGuard``): ``receive`` raises
+    ``BodyTimeout``, answered here as a JSON-RPC error."""
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise PayloadTooLarge(limit)
     chunks: list[bytes] = []
     size = 0
-    try:
-        async with asyncio.timeout(deadline_seconds):
-            while True:
-                message = await receive()
-                if message["type"] != "http.request":
-                    raise ClientDisconnect()
-                chunk: bytes = message.get("body", b"")
-                size += len(chunk)
-                if size > limit:
-                    raise PayloadTooLarge(limit)
-                chunks.append(chunk)
-                if not message.get("more_body", False):
-                    break
-    except TimeoutError:
-        raise BodyTimeout(deadline_seconds) from None
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            raise ClientDisconnect()
+        chunk: bytes = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise PayloadTooLarge(limit)
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
@@ -89,10 +82,7 @@ class Endpoint:
         rid = request_id(head.request_id)
         body = b""
         try:
-            settings = runtime.settings
-            body = await read_body(
-                receive, head.content_length, settings.max_body_bytes, settings.read_timeout_seconds
-            )
+            body = await read_body(receive, head.content_length, runtime.settings.max_body_bytes)
         except (PayloadTooLarge, BodyTimeout) as exc:
             answer = error_response(exc)
         except ClientDisconnect:
