@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import secrets
 
 from fastapi import APIRouter, Request, Response
@@ -163,7 +164,15 @@ async def healthz() -> Response:
 async def metrics(request: Request) -> Response:
     runtime = runtime_of(request)
     token = runtime.settings.metrics_token
-    if token is not None and token.get_secret_value():
+    if not (token is not None and token.get_secret_value()):
+        # No token: for the host itself only (a scraper beside the server).
+        if request.client is None or not _loopback(request.client.host):
+            return Response(
+                b'{"error":"metrics are served to loopback clients, or set A2A_METRICS_TOKEN"}',
+                status_code=403,
+                media_type=JSON,
+            )
+    else:
         supplied = request.headers.get("authorization", "")
         if not secrets.compare_digest(
             supplied.encode(), f"Bearer {token.get_secret_value()}".encode()
@@ -175,6 +184,13 @@ async def metrics(request: Request) -> Response:
                 headers={"WWW-Authenticate": 'Bearer realm="metrics"'},
             )
     return Response(runtime.metrics.render(), media_type=METRICS_CONTENT_TYPE)
+
+
+def _loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 @router.get("/readyz")

@@ -138,7 +138,7 @@ def create_app(
     # Every other route's read deadline, quiet disconnects and common headers.
     app.add_middleware(RequestGuard, seconds=settings.read_timeout_seconds)
     app.include_router(router)
-    app.include_router(build_router(lambda request: runtime_of(request).oauth))
+    app.include_router(build_router(lambda r: runtime_of(r).oauth, lambda r: runtime_of(r).cors))
     if settings.test_mode:
         app.include_router(testmode_router)
     return app

@@ -56,7 +56,6 @@ from magisterium_a2a.server.oauth.store import (
     CLIENT_PREFIX,
     CODE_PREFIX,
     REFRESH_PREFIX,
-    REUSE_MEMORY_SECONDS,
     Account,
     ClientRecord,
     CodeRecord,
@@ -73,6 +72,8 @@ T = TypeVar("T")
 MAX_REDIRECT_URIS = 10
 MAX_URI_LENGTH = 2000
 MAX_NAME_LENGTH = 200
+CODE_MARGIN_SECONDS = 30
+"""A code's record outlives the code by this much (clock skew between replicas)."""
 LOOPBACK_NAMES = frozenset({"localhost"})
 
 
@@ -420,23 +421,35 @@ class CodeGrant(grants.AuthorizationCodeGrant):  # type: ignore[misc]
             grant_id=secrets.token_hex(16),
             expires_at=server.clock.now() + server.config.code_seconds,
         )
-        server.run(server.store.put_code(code, record, REUSE_MEMORY_SECONDS))
+        ttl = server.config.code_seconds + CODE_MARGIN_SECONDS
+        server.run(server.store.put_code(code, record, ttl))
 
     def query_authorization_code(self, code: str, client: Client) -> IssuedCode | None:
         server = self.server
         record = server.run(server.store.code(code))
-        if record is None or record.client_id != client.get_client_id():
+        if record is None:
+            # Spent (its record goes at once) or unknown: a spent one ends its grant.
+            spent = server.run(server.store.spent_code_grant(code))
+            if spent is not None:
+                self._reused(spent)
             return None
-        if not server.run(server.store.claim_code(code)):
-            # RFC 6749 section 4.1.2: a code used twice revokes what it issued.
-            log.warning("authorization code reused; ending its grant")
-            server.run(server.store.end_grant(record.grant_id, server.config.refresh_token_seconds))
+        if record.client_id != client.get_client_id():
+            return None
+        if not server.run(server.store.claim_code(code, record.grant_id)):
+            self._reused(record.grant_id)
             return None
         if record.expires_at <= server.clock.now():
             return None
         if not server.run(server.accounts.alive(record.account)):
             return None
         return IssuedCode(record)
+
+    def _reused(self, grant_id: str) -> None:
+        """RFC 6749 section 4.1.2: a code used twice revokes what it issued."""
+        log.warning("authorization code reused; ending its grant")
+        self.server.run(
+            self.server.store.end_grant(grant_id, self.server.config.refresh_token_seconds)
+        )
 
     def validate_token_request(self) -> None:
         super().validate_token_request()
@@ -568,8 +581,10 @@ class Registration(ClientRegistrationEndpoint):  # type: ignore[misc]
             client_name=client_metadata.get("client_name"),
             scope=client_metadata["scope"],
         )
+        # Kept briefly until it obtains a token (``touch_client`` then keeps it as
+        # long as its refresh tokens): a registration nobody uses costs little.
         config = self.server.config
-        self.server.run(self.server.store.put_client(record, config.refresh_token_seconds))
+        self.server.run(self.server.store.put_client(record, config.unused_client_seconds))
         return Client(record)
 
 
