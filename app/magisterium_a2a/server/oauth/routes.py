@@ -125,7 +125,9 @@ def _authorize_answer(answer: Answer) -> Response:
         return Response(status_code=answer.status, headers=dict(answer.headers))
     error = str(answer.body.get("error", "invalid_request"))
     page = error_page(answer.status, error, answer.body.get("error_description"))
-    return _html(page, answer.status, answer.headers)
+    # authlib's own headers describe a JSON body: only a Retry-After carries over.
+    retry = [(k, v) for k, v in answer.headers if k.lower() == "retry-after"]
+    return _html(page, answer.status, retry)
 
 
 class _Unavailable(APIRoute):
