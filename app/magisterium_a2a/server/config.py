@@ -85,6 +85,11 @@ class Settings(BaseSettings):
         "catholic_qa", description="Skill used when message.metadata.skillId is absent"
     )
     skill_timeout_seconds: float = Field(120.0, gt=0, description="A skill running longer fails")
+    max_answer_bytes: int = Field(
+        4_194_304,
+        ge=65_536,
+        description="Largest task (its JSON) a skill's answer may make; larger is a failed task",
+    )
     data_dir: Path = Field(
         default_factory=lambda: Path(user_data_dir("magisterium-a2a")),
         description="Where content, indexes and the embedded token file live",
