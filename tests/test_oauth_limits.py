@@ -175,17 +175,21 @@ async def test_a_login_form_is_good_for_one_code(settings: Settings) -> None:
 
 
 async def test_approvals_are_throttled_per_account_in_development_mode(
-    settings: Settings,
+    settings: Settings, caplog: pytest.LogCaptureFixture
 ) -> None:
     dev = settings.model_copy(update={"public_url": "https://a2a.example.org", "dev_mode": True})
     async with harness(dev, clock=ManualClock(NOW)) as h:
         flow = await new_flow(h)
         statuses = []
-        for _ in range(12):
-            fields = {**await _page(h, flow), "demo_plan": "free", "decision": "approve"}
-            answer = await h.client.post("/oauth/authorize", data=fields)
-            statuses.append(answer.status_code)
-        assert statuses == [302] * 10 + [429] * 2
+        with caplog.at_level(logging.WARNING):
+            for _ in range(15):
+                fields = {**await _page(h, flow), "demo_plan": "free", "decision": "approve"}
+                answer = await h.client.post("/oauth/authorize", data=fields)
+                statuses.append(answer.status_code)
+        assert statuses == [302] * 10 + [429] * 5
+        # One line for the flood, not one per refusal.
+        throttled = [r for r in caplog.records if "approvals throttled" in r.getMessage()]
+        assert len(throttled) == 1
         assert "location" not in answer.headers
         assert int(answer.headers["retry-after"]) >= 1
         assert "default-src 'none'" in answer.headers["content-security-policy"]

@@ -193,22 +193,25 @@ class OAuthService:
         """A code for ``account``, unless it or the address obtained too many lately
         (HTTP 429, shown to the user on a page; the client is not redirected to)."""
         config = self.config
-        by_account = await self._guard(
-            self.throttle.take(
-                Limit("approvals", 60, config.approvals_per_minute), digest(account.user_id)
-            )
-        )
-        by_address = await self._guard(
-            self.throttle.take(
+        limits = (
+            (Limit("approvals", 60, config.approvals_per_minute), digest(account.user_id)),
+            (
                 Limit("approvals-address", 60, config.approvals_per_minute_per_address),
                 address_key(address),
-            )
+            ),
         )
-        retry = by_account or by_address
-        if retry is not None:
-            log.warning(
-                "OAuth approvals throttled: user=%s address=%s", clip(account.user_id), address
-            )
+        over = [
+            (limit, count)
+            for limit, who in limits
+            if (count := await self._guard(self.throttle.count(limit, who))) > limit.most
+        ]
+        if over:
+            if any(count == limit.most + 1 for limit, count in over):
+                # Once per window, not once per refusal: a flood is one line.
+                log.warning(
+                    "OAuth approvals throttled: user=%s address=%s", clip(account.user_id), address
+                )
+            retry = max(self.throttle.retry_after(limit) for limit, _ in over)
             body = {
                 "error": "temporarily_unavailable",
                 "error_description": "Too many sign-ins in a short time: wait a minute and "

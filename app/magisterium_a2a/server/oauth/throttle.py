@@ -63,6 +63,10 @@ class Throttle:
         count = await self._store.hit(limit.kind, who, window, limit.seconds + 60)
         return retry if count > limit.most else None
 
+    def retry_after(self, limit: Limit) -> int:
+        """Whole seconds until the current window of ``limit`` ends."""
+        return self._window(limit)[1]
+
     async def count(self, limit: Limit, who: str) -> int:
         """Count one for ``who``; the count in this window."""
         window, _ = self._window(limit)
