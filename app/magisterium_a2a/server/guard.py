@@ -116,9 +116,14 @@ class RequestGuard:
 
 
 def _is_page(headers: list[tuple[bytes, bytes]]) -> bool:
-    """An HTML response without a CSP of its own."""
-    html = any(k == b"content-type" and v.startswith(b"text/html") for k, v in headers)
-    return html and not any(k == b"content-security-policy" for k, _ in headers)
+    """An HTML response without a CSP of its own (one pass: this runs on every response)."""
+    html = False
+    for name, value in headers:
+        if name == b"content-security-policy":
+            return False
+        if name == b"content-type" and value.startswith(b"text/html"):
+            html = True
+    return html
 
 
 async def _timeout_answer(send: Send, late: BodyTimeout) -> None:

@@ -70,7 +70,8 @@ class HeadDeadlineProtocol(HttpToolsProtocol):
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
-        if not self.transport.is_closing():
+        idle = self.cycle is None or self.cycle.response_complete  # no pipelined request
+        if idle and not self.transport.is_closing():
             # Idle until its next request: among the first to go if room is needed.
             self._unfinished[self] = None
 
