@@ -253,3 +253,26 @@ async def test_registration_refusals_from_one_address_leave_others_alone_on_redi
         assert refused == [429] * 5
         async with from_address(h, "198.51.100.20") as other:
             assert (await other.post("/oauth/register", json=DOCUMENT)).status_code == 201
+
+
+@pytest.mark.subprocess
+def test_forwarded_for_is_believed_from_a_named_proxy(tmp_path: Path) -> None:
+    env = {
+        "A2A_DEV_MODE": "1",
+        "A2A_DATA_DIR": str(tmp_path / "data"),
+        "A2A_OAUTH_REGISTRATIONS_PER_HOUR_PER_ADDRESS": "2",
+        "A2A_FORWARDED_ALLOW_IPS": "127.0.0.1",
+    }
+    with server_process(env, tmp_path) as server:
+
+        def register_as(client: str) -> int:
+            return httpx.post(
+                f"{server.base_url}/oauth/register",
+                json=DOCUMENT,
+                # A client's own header first, then the address the proxy saw (appended).
+                headers={"X-Forwarded-For": f"198.51.100.99, {client}"},
+                timeout=10,
+            ).status_code
+
+        statuses = [register_as(c) for c in ("203.0.113.1",) * 3 + ("203.0.113.2",)]
+    assert statuses == [201, 201, 429, 201]
