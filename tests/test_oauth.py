@@ -367,13 +367,9 @@ async def test_login_page_without_javascript(h: Harness) -> None:
     )
     assert wrong.status_code == 400
     assert 'role="alert"' in wrong.text and 'aria-invalid="true"' in wrong.text
-    # Each form is good once: the page shown again carries a new pair.
+    # The page shown again carries a new pair (each form gives one code at most).
     again = dict(_hidden_fields(wrong.text))
     assert again["csrf"] != csrf
-    replay = await h.client.post(
-        "/oauth/authorize", data={**fields, "api_token": api_token, "decision": "approve"}
-    )
-    assert replay.status_code == 400 and "location" not in replay.headers
 
     h.client.cookies.clear()
     forged = await h.client.post(
@@ -397,6 +393,10 @@ async def test_login_page_without_javascript(h: Harness) -> None:
     )
     params = redirect_params(approved)
     assert params["state"] == state
+    replay = await h.client.post(
+        "/oauth/authorize", data={**fields, "api_token": api_token, "decision": "approve"}
+    )
+    assert replay.status_code == 400 and "location" not in replay.headers
     token = await flow.tokens(approved.headers["location"])
     assert (await h.send(token["access_token"])).status_code == 200
 

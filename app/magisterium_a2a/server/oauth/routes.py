@@ -224,8 +224,10 @@ def build_router(
         params = [(k, v) for k, v in items if k not in PAGE_FIELDS]
         cookie = request.cookies.get(CSRF_COOKIE, "")
         csrf = fields.get("csrf", "")
-        # The pair must match (double submit), and the token be ours, fresh and unused.
-        if not (cookie and hmac.compare_digest(cookie, csrf) and await service.csrf.spend(csrf)):
+        # The pair must match (double submit), and the token be ours and fresh; the
+        # approval spends it (``approve``).
+        form = await service.csrf.check(csrf) if cookie else None
+        if form is None or not hmac.compare_digest(cookie, csrf):
             problem = "The form expired or was already sent. Start again from the app."
             return _html(error_page(400, "invalid_request", problem), 400)
         try:
@@ -252,7 +254,8 @@ def build_router(
         if account is None:
             problem = "That API token is not valid: unknown, revoked or expired."
             return await _page(service, outcome, params, problem, 400)
-        return _authorize_answer(await service.approve(outcome, account, address(request)))
+        answer = await service.approve(outcome, account, address(request), form)
+        return _authorize_answer(answer)
 
     async def _form_endpoint(request: Request, path: str, kind: str) -> Response:
         service = builtin(request)

@@ -18,7 +18,7 @@ from urllib.parse import urlencode
 from authlib.oauth2.rfc6749 import InsecureTransportError, OAuth2Error
 from redis.exceptions import RedisError
 
-from magisterium_a2a.server.oauth.csrf import CSRF
+from magisterium_a2a.server.oauth.csrf import CSRF, Form
 from magisterium_a2a.server.oauth.discovery import (
     AuthorizationServerMetadata,
     OAuthConfig,
@@ -189,9 +189,12 @@ class OAuthService:
 
     # --- the login page: approvals and failed sign-ins ----------------------------
 
-    async def approve(self, consent: Consent, account: Account, address: str) -> Answer:
+    async def approve(
+        self, consent: Consent, account: Account, address: str, form: Form | None = None
+    ) -> Answer:
         """A code for ``account``, unless it or the address obtained too many lately
-        (HTTP 429, shown to the user on a page; the client is not redirected to)."""
+        (HTTP 429, shown to the user on a page; the client is not redirected to), or
+        the login ``form`` it came from was used before (400)."""
         config = self.config
         limits = (
             (Limit("approvals", 60, config.approvals_per_minute), digest(account.user_id)),
@@ -218,6 +221,12 @@ class OAuthService:
                 "start again from the app.",
             }
             return Answer(429, body, [("Retry-After", str(retry))])
+        if form is not None and not await self._guard(self.csrf.spend(form)):
+            body = {
+                "error": "invalid_request",
+                "error_description": "This form was already sent. Start again from the app.",
+            }
+            return Answer(400, body, [])
         return await self.decide(consent, account)
 
     async def sign_in_blocked(self, address: str) -> int | None:
