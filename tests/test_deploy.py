@@ -144,6 +144,9 @@ def test_image_install_steps_in_a_fresh_venv(image_venv: Path, tmp_path: Path) -
     site = next((image_venv / "lib").glob("python3*/site-packages"))
     assert not (site / "app").exists() and not (site / "skills").exists()
     assert (site / "magisterium_a2a" / "server").is_dir()
+    # The licence and the notices travel with the installed package.
+    [dist] = site.glob("magisterium_a2a-*.dist-info")
+    assert {"LICENSE", "NOTICE"} <= {p.name for p in (dist / "licenses").iterdir()}
 
 
 CLIENT_FILES = {

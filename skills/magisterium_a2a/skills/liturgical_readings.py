@@ -6,7 +6,9 @@ its readings labelled and cited (alternatives marked "or", shorter forms
 given), then, clearly labelled, the readings of a celebration some provinces
 keep that day (the Ascension on Thursday or Sunday) and of a national proper
 Mass (Thanksgiving Day), then the memorials of the day with their proper
-readings, or the commons they may take and those commons' options. A date with
+readings, or the commons they may take and those commons' options, and the
+memorials only commemorated on a privileged weekday (Lent, 17-24 December, the
+Octave of Christmas), whose Mass is the weekday's. A date with
 no readings, or a query that cannot be read, answers ``No mass readings found.``
 
 The work runs in a worker thread and after the rate-limit check (not ``cheap``):
@@ -34,6 +36,9 @@ from magisterium_a2a.skills.liturgy.messages import query_of
 
 NOT_FOUND = "No mass readings found."
 ARTIFACT = "mass_readings"
+COMMEMORATED = (
+    "Commemorated (the Mass and its readings are of the day; the collect may be of the saint):"
+)
 
 
 def format_day(found: DayReadings) -> str:
@@ -73,6 +78,10 @@ def format_day(found: DayReadings) -> str:
                     f"- {celebration.name} ({celebration.rank_name}): the readings of the day, "
                     f"or from the {where}"
                 )
+    if found.commemorations:
+        lines.append("")
+        lines.append(COMMEMORATED)
+        lines.extend(f"- {c.name} ({c.rank_name})" for c in found.commemorations)
     for _, common in found.commons:
         lines.append("")
         lines.append(f"{common.title} (one of each):")

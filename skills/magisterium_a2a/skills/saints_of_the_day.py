@@ -29,6 +29,7 @@ from magisterium_a2a.plugin import (
 )
 from magisterium_a2a.skills.engines import liturgy_engine
 from magisterium_a2a.skills.liturgy.engine import LiturgyEngine
+from magisterium_a2a.skills.liturgy.labels import calendar_name, title_name
 from magisterium_a2a.skills.liturgy.martyrology import (
     Martyrology,
     MartyrologyEntry,
@@ -51,16 +52,16 @@ def other_calendars(liturgy: LiturgyEngine, when: date) -> list[str]:
     for day_id, calendars in found:
         entity = liturgy.calendar.entity(day_id) or {}
         name = entity.get("fullname") or day_id.replace("_", " ").capitalize()
-        lines.append(f"- {name} ({', '.join(c.replace('_', ' ') for c in calendars)})")
+        lines.append(f"- {name} ({', '.join(calendar_name(c) for c in calendars)})")
     return lines
 
 
 def format_saints(liturgy: LiturgyEngine, when: date) -> str:
     day = liturgy.calendar.day(when)
     lines = [f"Saints and celebrations for {when.strftime('%A, %B')} {when.day}, {when.year}", ""]
-    lines.append(f"Calendar: {liturgy.calendar.calendar.replace('_', ' ')}")
+    lines.append(f"Calendar: {calendar_name(liturgy.calendar.calendar)}")
     for celebration in day.celebrations:
-        titles = ", ".join(t.replace("_", " ") for t in celebration.titles)
+        titles = ", ".join(title_name(t) for t in celebration.titles)
         extra = f"; titles: {titles}" if titles else ""
         lines.append(f"- {celebration.name} ({celebration.rank_name}{extra})")
     others = other_calendars(liturgy, when)

@@ -15,7 +15,7 @@ import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -44,6 +44,9 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "image": ("image", "imageUrl"),
 }
 DATE_FIELDS = ("born", "died", "ordained_priest", "consecrated_bishop", "created_cardinal")
+CardinalOrder = Literal["bishop", "priest", "deacon", "patriarch"]
+"""The order of the College a cardinal belongs to (canon 350): bishops, priests,
+deacons; an Eastern patriarch made cardinal is of the order of bishops."""
 
 
 class Person(BaseModel):
@@ -64,7 +67,10 @@ class Person(BaseModel):
     consecrated_by: Text | None = None
     created_cardinal: DateText | None = None
     cardinal_title: Text | None = None
+    cardinal_order: CardinalOrder | None = None
     position: Text | None = None
+    position_as_of: DateText | None = None
+    position_source: Text | None = None
     education: Texts = []
     image: URL | None = None
     aliases: Texts = []
@@ -256,7 +262,7 @@ def parse_json(text: str, *, as_of: str | None = None, source: str | None = None
                 continue
             fields = {k: v for k, v in record.items() if v is not None}
             try:
-                for name in (*DATE_FIELDS, "as_of"):
+                for name in (*DATE_FIELDS, "as_of", "position_as_of"):
                     if isinstance(fields.get(name), str):
                         fields[name] = _date(fields[name])
             except DateFormatError as exc:
