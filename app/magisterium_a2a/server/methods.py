@@ -172,7 +172,8 @@ class A2AMethods:
             )
         status = TaskStatus(state="canceled", timestamp=iso_timestamp(self._clock.now()))
         canceled = task.model_copy(update={"status": status})
-        return Result(await self._store.save(principal.owner, canceled))
+        built = BuiltTask(task.id, task.context_id, "canceled", canceled.to_json())
+        return Result(await self._store.save(principal.owner, built, task.status.state))
 
     async def _owned(self, principal: Principal, task_id: str) -> Task:
         task = await self._store.get(principal.owner, task_id, principal.token_id)

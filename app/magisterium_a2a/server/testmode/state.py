@@ -195,10 +195,7 @@ class TestMode:
         await self.refresh_clock()
         return await self.set_clock(self.clock.now() + seconds)
 
-    # --- tasks and reset -----------------------------------------------------
-
-    async def expire_task(self, principal: Principal, task_id: str) -> bool:
-        return bool(await self._redis.delete(self._keys.task(principal.owner, task_id)))
+    # --- reset -------------------------------------------------------------------
 
     async def reset(self) -> int:
         """Forget tasks, contexts, buckets, scenarios and the clock; tokens stay, and
