@@ -212,7 +212,8 @@ async def test_list_pages_through_an_index_newest_first(store: Store) -> None:
         await scripts.save(
             store.save_keys(f"t{n}", state, ctx), args, keys.tasks_in_state("ada", state)
         )
-    everything = ListKeys(keys.tasks("ada"), keys.tasks("ada"))
+    revoked = keys.revoked("ada", "tok")
+    everything = ListKeys(keys.tasks("ada"), keys.tasks("ada"), revoked)
 
     async def pages(index: ListKeys, floor: int = NOW, size: int = 2) -> list[list[str]]:
         """Every page in turn; each counts all the matching tasks, not its own."""
@@ -236,17 +237,19 @@ async def test_list_pages_through_an_index_newest_first(store: Store) -> None:
     assert late.entries[0] == ("t4", NOW + 3)
     # One filter reads its own index; two read one and check the other.
     completed = keys.tasks_in_state("ada", "completed")
-    assert await pages(ListKeys(completed, completed)) == [["t4", "t3"], ["t2", "t0"]]
+    assert await pages(ListKeys(completed, completed, revoked)) == [["t4", "t3"], ["t2", "t0"]]
     even = keys.tasks_in_context("ada", "even")
-    assert await pages(ListKeys(even, completed), size=1) == [["t4"], ["t2"], ["t0"]]
+    assert await pages(ListKeys(even, completed, revoked), size=1) == [["t4"], ["t2"], ["t0"]]
     odd = keys.tasks_in_context("ada", "odd")
-    both = await scripts.list(ListKeys(odd, completed), ListArgs(NOW, 0, "", 10))
+    both = await scripts.list(ListKeys(odd, completed, revoked), ListArgs(NOW, 0, "", 10))
     assert (both.total, [i for i, _ in both.entries]) == (1, ["t3"])
     # A page whose last task has gone since resumes after that task's time.
     await store.redis.zrem(keys.tasks("ada"), "t3")
     resumed = await scripts.list(everything, ListArgs(NOW, NOW + 2, "t3", 10))
     assert [i for i, _ in resumed.entries] == ["t1", "t0"]
     nothing = await scripts.list(
-        ListKeys(keys.tasks("bob"), keys.tasks("bob")), ListArgs(0, 0, "", 5)
+        ListKeys(keys.tasks("bob"), keys.tasks("bob"), revoked), ListArgs(0, 0, "", 5)
     )
     assert (nothing.total, nothing.entries, nothing.more) == (0, [], False)
+    await store.redis.set(revoked, b"1")
+    assert (await scripts.list(everything, ListArgs(NOW, 0, "", 10))).total == -1

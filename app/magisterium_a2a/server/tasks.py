@@ -115,8 +115,11 @@ class TaskStore(ABC):
         """The owner's live tasks of one context, oldest first."""
 
     @abstractmethod
-    async def list(self, owner: str, query: TaskQuery) -> TaskPage:
-        """A page of the owner's live tasks, most recently changed first."""
+    async def list(self, owner: str, query: TaskQuery, token_id: str = NO_TOKEN_ID) -> TaskPage:
+        """A page of the owner's live tasks, most recently changed first.
+
+        Raises Unauthorized if ``token_id`` was revoked (checked in the same round trip).
+        """
 
     @abstractmethod
     async def forget(self, owner: str, task_id: str) -> bool:
@@ -194,7 +197,7 @@ class RedisTaskStore(TaskStore):
             if (payload := self._live(raw)) is not None
         ]
 
-    async def list(self, owner: str, query: TaskQuery) -> TaskPage:
+    async def list(self, owner: str, query: TaskQuery, token_id: str = NO_TOKEN_ID) -> TaskPage:
         keys = self._keys
         walk = keys.tasks(owner)
         within = None
@@ -211,8 +214,11 @@ class RedisTaskStore(TaskStore):
             floor = max(floor, _ceil_ms(query.written_since))
         after_ms, after_id = query.after or (0, "")
         page = await self._scripts.list(
-            ListKeys(walk, within or walk), ListArgs(floor, after_ms, after_id, query.limit)
+            ListKeys(walk, within or walk, keys.revoked(owner, token_id)),
+            ListArgs(floor, after_ms, after_id, query.limit),
         )
+        if page.total < 0:
+            raise Unauthorized(data={"reason": "token revoked"})
         found: list[bytes] = []
         if page.entries:
             records = await self._redis.mget([keys.task(owner, i) for i, _ in page.entries])

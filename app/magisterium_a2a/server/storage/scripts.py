@@ -70,6 +70,8 @@ class ListKeys(NamedTuple):
 
     walk: str
     within: str
+    revoked: str
+    """Exists once the caller's token was revoked: then nothing is read."""
 
 
 class ListArgs(NamedTuple):
@@ -85,7 +87,7 @@ class Page(NamedTuple):
     """One page of task ids, newest first, with their write times (ms)."""
 
     total: int
-    """Every entry that matches, on this page or any other."""
+    """Every entry that matches, on this page or any other; -1 when the token was revoked."""
     entries: list[tuple[str, int]]
     more: bool
 

@@ -1,11 +1,13 @@
 -- One page of a user's tasks, newest first, from the sorted sets of index.lua.
 -- walk: the set to read (every task, one state's or one context's); within: a
--- second set the tasks must also be in (the same key when there is one filter).
+-- second set the tasks must also be in (the same key when there is one filter);
+-- revoked: exists once the caller's token was revoked (then the reply is {-1, 0}).
 -- floor_ms: the oldest write time that counts (live tasks, and any lower bound the
 -- client asked for). after_ms, after_id: the last entry of the previous page ('' on
 -- the first). limit: the page size.
 -- Returns {total, more, id1, ms1, id2, ms2, ...}: total counts every entry that
 -- matches, more is 1 when entries follow this page.
+if redis.call('EXISTS', revoked) == 1 then return {-1, 0} end
 local size = tonumber(limit)
 local page, total, more = {}, 0, 0
 if walk == within then
