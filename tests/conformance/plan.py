@@ -64,7 +64,7 @@ STEPS_V10: dict[str, Expected] = {
     "unknown_method": Expected(
         -32003,
         200,
-        "Push notifications are not offered (capabilities.pushNotifications is false).",
+        "Push notifications are not supported (capabilities.pushNotifications is false).",
     ),
 }
 V10_METHODS = frozenset(

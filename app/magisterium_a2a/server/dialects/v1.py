@@ -53,10 +53,10 @@ BAD_REQUEST = "type.googleapis.com/google.rpc.BadRequest"
 RETRY_INFO = "type.googleapis.com/google.rpc.RetryInfo"
 
 STREAMING = (
-    "Streaming is not offered (capabilities.streaming is false): every task here "
+    "Streaming is not supported (capabilities.streaming is false): every task here "
     "finishes within its SendMessage call."
 )
-PUSH = "Push notifications are not offered (capabilities.pushNotifications is false)."
+PUSH = "Push notifications are not supported (capabilities.pushNotifications is false)."
 
 
 class V1Methods:
