@@ -276,8 +276,11 @@ def clock() -> ManualClock:
     return ManualClock(1_800_000_000.0)
 
 
-@pytest.fixture
-async def timed(settings: Settings, clock: ManualClock) -> Any:
+@pytest.fixture(params=["embedded", pytest.param("redis", marks=pytest.mark.redis)])
+async def timed(request: pytest.FixtureRequest, settings: Settings, clock: ManualClock) -> Any:
+    """A server whose clock moves only when told, on the embedded store or the real Redis."""
+    if request.param == "redis":
+        settings = request.getfixturevalue("redis_settings")
     async with harness(settings.model_copy(update={"task_ttl_seconds": 3600}), clock=clock) as h:
         yield h
 
@@ -550,6 +553,15 @@ async def test_one_card_two_forms(h: Harness) -> None:
     assert card_v1["skills"] == card["skills"]
     other = await h.client.get("/.well-known/agent-card.json", headers={"A2A-Version": "7.1"})
     assert other.json() == card
+
+
+async def test_other_verbs_are_refused_in_the_clients_dialect(h: Harness) -> None:
+    v1 = await h.client.get("/api/v1/a2a", headers=V1)
+    hosted = await h.client.get("/api/v1/a2a")
+    assert v1.status_code == hosted.status_code == 405
+    assert v1.headers["allow"] == "POST, OPTIONS"
+    assert (error_of(v1)["code"], info(error_of(v1))["reason"]) == (-32600, "INVALID_REQUEST")
+    assert error_of(hosted) == {"code": -32600, "message": "Invalid request: use POST"}
 
 
 async def test_preflights_allow_the_a2a_headers(h: Harness) -> None:
