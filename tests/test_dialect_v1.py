@@ -118,6 +118,7 @@ async def test_an_unsupported_version_is_refused_as_1_0_says(h: Harness, version
     anonymous = await call(h, "GetTask", {"id": "x"}, None, version)
     assert anonymous.status_code == 200 and error_of(anonymous)["code"] == -32009
     assert len(await h.runtime.redis.keys("*task*")) == 0
+    assert 'outcome="-32009"' in h.runtime.metrics.render().decode()
 
 
 # --- the operations ----------------------------------------------------------------

@@ -291,9 +291,15 @@ class VersionRefusal(Dispatcher):
     is still read, so that each answer carries its request's id."""
 
     def __init__(
-        self, dialect: Dialect, auth: Authenticator, max_batch: int, requested: str
+        self,
+        dialect: Dialect,
+        auth: Authenticator,
+        max_batch: int,
+        requested: str,
+        *,
+        observe: Callable[[Call], None] | None = None,
     ) -> None:
-        super().__init__(dialect, auth, max_batch)
+        super().__init__(dialect, auth, max_batch, observe=observe)
         shown = requested[:20]
         self._refusal = VersionNotSupported(
             f"A2A version {shown!r} is not supported; this agent speaks 1.0 and 0.3",

@@ -156,7 +156,7 @@ def build_runtime(
             HOSTED: hosted,
             A2A_1_0: Dispatcher(v1, auth, batch, faults=testmode, observe=observe),
         },
-        lambda requested: VersionRefusal(v1, auth, batch, requested),
+        lambda requested: VersionRefusal(v1, auth, batch, requested, observe=observe),
     )
     return Runtime(
         settings=settings,
