@@ -11,6 +11,7 @@ import pytest
 from magisterium_a2a.server.clock import ManualClock
 from magisterium_a2a.server.config import Settings
 from magisterium_a2a.server.protocol import Message, Task, TaskStatus, TextPart
+from magisterium_a2a.server.taskjson import BuiltTask
 from tests.support import Harness, harness, send_params
 
 GOOD = send_params("hi")["message"]
@@ -209,7 +210,7 @@ async def test_cancel_of_a_non_terminal_task_cancels_it(h: Harness) -> None:
             )
         ],
     )
-    await h.runtime.store.save("carol", working)
+    await h.runtime.store.save("carol", BuiltTask("w-1", "c-1", "working", working.to_json()))
     canceled = (await h.call("tasks/cancel", {"id": "w-1"}, token)).json()["result"]
     assert canceled["status"]["state"] == "canceled"
     stored = (await h.call("tasks/get", {"id": "w-1"}, token)).json()["result"]

@@ -20,6 +20,8 @@ from magisterium_a2a.server.storage import (
     AdmitArgs,
     AdmitKeys,
     Keys,
+    ListArgs,
+    ListKeys,
     SaveArgs,
     SaveKeys,
     Scripts,
@@ -36,6 +38,16 @@ NOW = 1_800_000_000_000
 class Store:
     redis: Redis
     keys: Keys
+
+    def save_keys(self, task_id: str, state: str = "completed", ctx: str = "ctx") -> SaveKeys:
+        k = self.keys
+        return SaveKeys(
+            k.task("ada", task_id),
+            k.context("ada", ctx),
+            k.tasks("ada"),
+            k.tasks_in_state("ada", state),
+            k.tasks_in_context("ada", ctx),
+        )
 
     def claim(
         self, user: str = "ada", token: str = "tok", limit: int = 2, now: int = NOW, n: int = 0
@@ -59,12 +71,20 @@ async def store(request: pytest.FixtureRequest) -> AsyncIterator[Store]:
 
 def test_every_script_names_its_keys_and_arguments_instead_of_positions() -> None:
     shipped = sorted(path.name for path in LUA.iterdir() if path.name.endswith(".lua"))
-    assert shipped == ["admission.lua", "admit.lua", "admit_and_save.lua"]
+    assert shipped == [
+        "admission.lua",
+        "admit.lua",
+        "admit_and_save.lua",
+        "index.lua",
+        "list.lua",
+        "save.lua",
+    ]
     for name in shipped:
         assert not re.search(r"\b(KEYS|ARGV)\s*\[", (LUA / name).read_text()), name
-    text = source("admit_and_save", ("bucket", "task"), ("now_ms", "record"))
+    text = source("admit_and_save", ("bucket", "task"), ("now_ms", "record"), ("admission",))
     assert text.startswith("local bucket, task = KEYS[1], KEYS[2]\n")
     assert "local now_ms, record = ARGV[1], ARGV[2]\n" in text
+    assert text.index("local function admit()") < text.index("local verdict = admit()")
 
 
 def test_the_wheel_ships_every_script() -> None:
@@ -82,6 +102,9 @@ def test_one_users_keys_share_a_cluster_slot() -> None:
     names = [
         keys.task(user, "t1"),
         keys.context(user, "c1"),
+        keys.tasks(user),
+        keys.tasks_in_state(user, "completed"),
+        keys.tasks_in_context(user, "c1"),
         keys.bucket(user, "default"),
         keys.bucket(user, "expensive"),
         keys.revoked(user, "tok"),
@@ -115,8 +138,9 @@ async def test_admit_and_save_writes_only_when_admitted(store: Store) -> None:
     scripts, client, claim = Scripts(store.redis), store.redis, store.claim
 
     def save(task_id: str) -> tuple[SaveKeys, SaveArgs]:
-        keys = SaveKeys(store.keys.task("ada", task_id), store.keys.context("ada", "ctx"))
-        return keys, SaveArgs(b"record " + task_id.encode(), 30, task_id, 2)
+        return store.save_keys(task_id), SaveArgs(
+            b"record " + task_id.encode(), 30, task_id, 2, NOW
+        )
 
     for n, task_id in enumerate(["a", "b"]):
         verdict = await scripts.admit_and_save(*claim(n=n), *save(task_id))
@@ -130,6 +154,13 @@ async def test_admit_and_save_writes_only_when_admitted(store: Store) -> None:
     roomy = claim(limit=10, n=10)
     assert (await scripts.admit_and_save(*roomy, *save("d"))).status is Status.ADMITTED
     assert await client.lrange(store.keys.context("ada", "ctx"), 0, -1) == [b"b", b"d"]
+    for index in (
+        store.keys.tasks("ada"),
+        store.keys.tasks_in_state("ada", "completed"),
+        store.keys.tasks_in_context("ada", "ctx"),
+    ):
+        assert await client.zrange(index, 0, -1) == [b"a", b"b", b"d"], index
+        assert 0 < await client.ttl(index) <= 30
 
 
 @pytest.mark.parametrize("store", ["redis"], indirect=True)
@@ -139,3 +170,86 @@ async def test_a_server_that_forgot_the_scripts_gets_them_again(store: Store) ->
     await client.script_flush()
     assert (await scripts.admit(*claim(n=2))).status is Status.ADMITTED
     assert (await scripts.admit(*claim(n=3))).status is Status.LIMITED
+
+
+async def test_each_write_indexes_the_task_and_retires_what_the_ttl_ended(store: Store) -> None:
+    scripts, client, keys = Scripts(store.redis), store.redis, store.keys
+    ttl = 60
+
+    async def write(task_id: str, at: int, state: str = "completed", ctx: str = "ctx") -> None:
+        args = SaveArgs(b"r", ttl, task_id, 50, at)
+        await scripts.save(
+            store.save_keys(task_id, state, ctx), args, keys.tasks_in_state("ada", state)
+        )
+
+    await write("old", NOW)
+    await write("new", NOW + ttl * 1000, ctx="other")
+    # "old" was written one TTL before "new": its task is gone, and so is its entry.
+    assert await client.zrange(keys.tasks("ada"), 0, -1, withscores=True) == [
+        (b"new", float(NOW + ttl * 1000))
+    ]
+    assert await client.zrange(keys.tasks_in_state("ada", "completed"), 0, -1) == [b"new"]
+    # A set nobody writes to again keeps its entries only until its own TTL.
+    assert await client.zrange(keys.tasks_in_context("ada", "ctx"), 0, -1) == [b"old"]
+    assert 0 < await client.ttl(keys.tasks_in_context("ada", "ctx")) <= ttl
+    # A task that changes state leaves its old state's set.
+    moved = SaveArgs(b"r", ttl, "new", 50, NOW + ttl * 1000 + 5)
+    await scripts.save(
+        store.save_keys("new", "canceled", "other"), moved, keys.tasks_in_state("ada", "completed")
+    )
+    assert await client.zrange(keys.tasks_in_state("ada", "completed"), 0, -1) == []
+    assert await client.zrange(keys.tasks_in_state("ada", "canceled"), 0, -1) == [b"new"]
+    assert await client.zscore(keys.tasks("ada"), "new") == NOW + ttl * 1000 + 5
+
+
+async def test_list_pages_through_an_index_newest_first(store: Store) -> None:
+    scripts, keys = Scripts(store.redis), store.keys
+    # Five tasks, two of them written in the same millisecond.
+    for n, at in enumerate([NOW, NOW + 1, NOW + 2, NOW + 2, NOW + 3]):
+        state = "failed" if n == 1 else "completed"
+        ctx = "even" if n % 2 == 0 else "odd"
+        args = SaveArgs(b"r", 600, f"t{n}", 50, at)
+        await scripts.save(
+            store.save_keys(f"t{n}", state, ctx), args, keys.tasks_in_state("ada", state)
+        )
+    revoked = keys.revoked("ada", "tok")
+    everything = ListKeys(keys.tasks("ada"), keys.tasks("ada"), revoked)
+
+    async def pages(index: ListKeys, floor: int = NOW, size: int = 2) -> list[list[str]]:
+        """Every page in turn; each counts all the matching tasks, not its own."""
+        seen: list[list[str]] = []
+        totals: set[int] = set()
+        after = (0, "")
+        while True:
+            page = await scripts.list(index, ListArgs(floor, *after, size))
+            seen.append([task_id for task_id, _ in page.entries])
+            totals.add(page.total)
+            if not page.more:
+                assert totals == {sum(map(len, seen))}
+                return seen
+            after = (page.entries[-1][1], page.entries[-1][0])
+
+    assert await pages(everything) == [["t4", "t3"], ["t2", "t1"], ["t0"]]
+    assert (await scripts.list(everything, ListArgs(NOW, 0, "", 10))).total == 5
+    # A lower bound on the write time counts from there.
+    late = await scripts.list(everything, ListArgs(NOW + 2, 0, "", 10))
+    assert (late.total, [i for i, _ in late.entries], late.more) == (3, ["t4", "t3", "t2"], False)
+    assert late.entries[0] == ("t4", NOW + 3)
+    # One filter reads its own index; two read one and check the other.
+    completed = keys.tasks_in_state("ada", "completed")
+    assert await pages(ListKeys(completed, completed, revoked)) == [["t4", "t3"], ["t2", "t0"]]
+    even = keys.tasks_in_context("ada", "even")
+    assert await pages(ListKeys(even, completed, revoked), size=1) == [["t4"], ["t2"], ["t0"]]
+    odd = keys.tasks_in_context("ada", "odd")
+    both = await scripts.list(ListKeys(odd, completed, revoked), ListArgs(NOW, 0, "", 10))
+    assert (both.total, [i for i, _ in both.entries]) == (1, ["t3"])
+    # A page whose last task has gone since resumes after that task's time.
+    await store.redis.zrem(keys.tasks("ada"), "t3")
+    resumed = await scripts.list(everything, ListArgs(NOW, NOW + 2, "t3", 10))
+    assert [i for i, _ in resumed.entries] == ["t1", "t0"]
+    nothing = await scripts.list(
+        ListKeys(keys.tasks("bob"), keys.tasks("bob"), revoked), ListArgs(0, 0, "", 5)
+    )
+    assert (nothing.total, nothing.entries, nothing.more) == (0, [], False)
+    await store.redis.set(revoked, b"1")
+    assert (await scripts.list(everything, ListArgs(NOW, 0, "", 10))).total == -1

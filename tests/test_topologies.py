@@ -33,10 +33,16 @@ async def exercise(settings: Settings) -> None:
         earlier = (await h.send(token, skill="earlier", context_id="ctx")).json()
         assert earlier["error"]["code"] == -32003
         assert (await h.send(token, skill="echo_expensive")).status_code == 200
+        v1 = {"A2A-Version": "1.0"}
+        everything = (await h.post(rpc_body("ListTasks", {}), token, v1)).json()["result"]
+        assert everything["totalSize"] == 16
+        in_ctx = (await h.post(rpc_body("ListTasks", {"contextId": "ctx"}), token, v1)).json()
+        assert [t["id"] for t in in_ctx["result"]["tasks"]] == [task["id"]]
         listed = await h.tokens.all()
         assert hash_token(token) in listed
         await h.tokens.delete(hash_token(token))
         assert (await h.call("tasks/get", {"id": task["id"]}, token)).status_code == 401
+        assert (await h.post(rpc_body("ListTasks", {}), token, v1)).status_code == 401
 
 
 async def test_redis_cluster(settings: Settings, tmp_path: Path) -> None:

@@ -1,9 +1,9 @@
 """The one script every client is put through, and what the contract says
 each step must answer.
 
-A client probe (under ``probes/``) gets a plan: the server's base URL and one
-token per role. It runs the same steps with its own API and reports what it
-saw. The tokens are fresh for every run, so probes never share a rate-limit
+A client probe (under ``probes/``) gets a plan: the server's base URL, one
+token per role, and the dialect to speak. It runs the same steps with its own
+API and reports what it saw. The tokens are fresh for every run, so probes never share a rate-limit
 window, and the two codes that are hard to meet naturally are arranged here:
 the ``limited`` token has spent its only request of the minute, and the
 ``internal`` token's next ``tasks/get`` is forced to ``-32603`` by a test-mode
@@ -49,9 +49,31 @@ STEPS: dict[str, Expected] = {
     "get_internal_error": Expected(-32603, 200, "Internal error"),
     "unknown_method": Expected(-32601, 200, "Method not found"),
 }
+# The same steps in A2A 1.0 (errors.py's 1.0 column); a push-notification call
+# is refused with 1.0's own error instead of being an unknown method.
+STEPS_V10: dict[str, Expected] = {
+    "cancel": Expected(-32002, 200, "Task cannot be canceled"),
+    "get_unknown": Expected(-32001, 200, "Task not found"),
+    "cancel_unknown": Expected(-32001, 200, "Task not found"),
+    "send_unknown_skill": Expected(-32602, 200, "Skill not found"),
+    "send_empty_parts": Expected(-32602, 200, "Invalid parameters"),
+    "send_rate_limited": Expected(-31429, 429, "Rate limit exceeded"),
+    "send_bad_token": Expected(-31401, 401, "Unauthorized"),
+    "send_free_plan": Expected(-31403, 403, "Paid plan required"),
+    "get_internal_error": Expected(-32603, 200, "Internal error"),
+    "unknown_method": Expected(
+        -32003,
+        200,
+        "Push notifications are not supported (capabilities.pushNotifications is false).",
+    ),
+}
+V10_METHODS = frozenset(
+    {"SendMessage", "GetTask", "ListTasks", "CancelTask", "GetExtendedAgentCard"}
+    | {"GetTaskPushNotificationConfig"}
+)
 
 
-def make_plan(server: MagisteriumServer, client: str) -> dict[str, Any]:
+def make_plan(server: MagisteriumServer, client: str, dialect: str = "0.3") -> dict[str, Any]:
     """Fresh tokens for one client run, with the hard-to-meet codes arranged."""
     tokens = {
         "pro": server.issue_token("pro", f"{client}-pro"),
@@ -70,11 +92,13 @@ def make_plan(server: MagisteriumServer, client: str) -> dict[str, Any]:
     server.force_error(tokens["internal"], -32603, method="tasks/get")
     return {
         "baseUrl": server.base_url,
+        "dialect": dialect,
         "tokens": tokens,
-        "text": f"conformance of {client}",
+        "text": f"conformance of {client} {secrets.token_hex(4)}",
+        "context": f"ctx-{secrets.token_hex(8)}",
         "skill": "echo",
         "unknownSkill": "no_such_skill",
-        "unknownTaskId": "no-such-task",
+        "unknownTaskId": f"no-such-task-{secrets.token_hex(4)}",
     }
 
 
@@ -109,23 +133,30 @@ def check_happy_path(report: dict[str, Any], plan: dict[str, Any], states: dict[
     assert got["task"]["historyRoles"] == [states["agent"]]
 
 
-def check_errors(report: dict[str, Any], plan: dict[str, Any], types: dict[str, str]) -> None:
+def check_errors(
+    report: dict[str, Any],
+    plan: dict[str, Any],
+    types: dict[str, str],
+    steps: dict[str, Expected] = STEPS,
+) -> None:
     """Every error step: the client's own type, with the contract's code and message.
 
     ``types`` names, per step, the error class the client raises. Where the
     client keeps the HTTP answer (``httpStatus`` is set), its status must be
     the contract's too; where it keeps ``data``, the details must be there.
     """
-    assert sorted(types) == sorted(STEPS)
+    assert sorted(types) == sorted(steps)
     problems = []
-    for step, expected in STEPS.items():
+    for step, expected in steps.items():
         seen = report[step]
         got = (seen.get("class"), seen.get("code"), seen.get("serverMessage"))
         if seen["ok"] or got != (types[step], expected.code, expected.message):
             problems.append(f"{step}: expected {(types[step], *expected)}, saw {seen}")
         elif seen["httpStatus"] not in (None, expected.status):
             problems.append(f"{step}: HTTP {seen['httpStatus']}, expected {expected.status}")
-    assert problems == []
+    assert problems == [], "\n".join(problems)
+    if steps is STEPS_V10:
+        return
     limited = report["send_rate_limited"]
     if limited["data"] is not None:
         assert 1 <= limited["data"]["retryAfter"] <= 60
@@ -138,3 +169,42 @@ def check_errors(report: dict[str, Any], plan: dict[str, Any], types: dict[str, 
     }
     for step, data in details.items():
         assert report[step]["data"] in (None, data), report[step]
+
+
+def check_errors_v10(report: dict[str, Any], plan: dict[str, Any], types: dict[str, str]) -> None:
+    """``check_errors`` for a 1.0 client: 1.0's codes, and its typed details,
+    which a client keeps either as they came (``data``, a list whose first item
+    is the ``google.rpc.ErrorInfo``) or as that ErrorInfo's ``metadata``."""
+    check_errors(report, plan, types, STEPS_V10)
+    task_id = report["send"]["task"]["id"]
+    metadata = {
+        "send_unknown_skill": {"skillId": plan["unknownSkill"]},
+        "cancel": {"taskId": task_id, "state": "completed"},
+        "get_unknown": {"taskId": plan["unknownTaskId"]},
+    }
+    for step, expected in metadata.items():
+        data = report[step]["data"]
+        if isinstance(data, list):
+            data = data[0]["metadata"]
+        assert data in (None, expected), (step, report[step])
+    limited = report["send_rate_limited"]
+    if limited["retryAfterHeader"] is not None and isinstance(limited["data"], list):
+        assert limited["data"][1] == {
+            "@type": "type.googleapis.com/google.rpc.RetryInfo",
+            "retryDelay": f"{limited['retryAfterHeader']}s",
+        }
+
+
+def recorded_requests(records: Path, run: dict[str, Any], plan: dict[str, Any]) -> list[Any]:
+    """What the server recorded of one probe's run: the requests that carry the
+    run's text, its context or one of its tasks' ids."""
+    marks = {plan["text"], plan["context"], plan["unknownTaskId"]}
+    marks |= {
+        step["task"]["id"] for step in run.values() if isinstance(step, dict) and "task" in step
+    }
+    found = []
+    for path in sorted(records.glob("*.json")):
+        recorded = json.loads(path.read_text())
+        if any(mark in json.dumps(recorded["request"]["body"]) for mark in marks):
+            found.append(recorded["request"])
+    return found

@@ -11,6 +11,7 @@ version below builds a new directory beside the old one.
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 import re
@@ -23,9 +24,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import ROOT
+from tests.support import ROOT, SHARED
 
 CACHE = ROOT / ".cache" / "conformance"
+TCK_SOURCE = SHARED / "refdata" / "a2a-tck-1.0"
 
 # The newest release of each line on the day these tests were written.
 PYTHON_SDK_1X = "a2a-sdk==1.3.0"
@@ -93,6 +95,37 @@ def python_env(requirement: str) -> Path:
             _run([*pip, requirement])
             marker.write_text(requirement + "\n")
     return python
+
+
+def tck_env() -> tuple[Path, Path]:
+    """The A2A TCK (its 1.0 track, from the refdata) and the interpreter of a
+    virtual environment of its own, built with pip from PyPI as its SOURCE.md
+    says (``pip install -e .``, and the ``python-dotenv`` its requirements lack).
+
+    The TCK writes reports into its tree, so it runs from a copy kept here, named
+    for the snapshot it copies.
+    """
+    if not (TCK_SOURCE / "run_tck.py").exists():
+        pytest.skip(f"{TCK_SOURCE} is absent")
+    snapshot = hashlib.sha256(
+        (TCK_SOURCE / "SOURCE.md").read_bytes() + (TCK_SOURCE / "pyproject.toml").read_bytes()
+    ).hexdigest()[:12]
+    version = f"py{sys.version_info.major}{sys.version_info.minor}"
+    name = f"a2a-tck-1.0-{snapshot}-{version}"
+    target = CACHE / name
+    source, python = target / "src", target / "venv" / "bin" / "python"
+    marker = target / ".complete"
+    with _locked(name):
+        if not marker.exists():
+            shutil.rmtree(target, ignore_errors=True)
+            shutil.copytree(TCK_SOURCE, source, ignore=shutil.ignore_patterns("reports"))
+            for path in [source, *source.rglob("*")]:
+                path.chmod(path.stat().st_mode | 0o200)
+            _run([sys.executable, "-m", "venv", target / "venv"])
+            pip = [python, "-m", "pip", "--disable-pip-version-check", "install", "--quiet"]
+            _run([*pip, "-e", source, "python-dotenv"])
+            marker.write_text(f"{TCK_SOURCE} {snapshot}\n")
+    return python, source
 
 
 def npm_prefix(packages: Sequence[str]) -> Path:

@@ -1,8 +1,20 @@
-"""The agent card, built once at start-up from the skill registry and settings."""
+"""The agent card, built once at start-up from the skill registry and settings.
+
+One card, written two ways, like a task (``server.dialects``): by default the
+hosted service's v0.3 card with A2A 1.0's ``supportedInterfaces`` (both
+interfaces on the one endpoint, 1.0 first) and ``securityRequirements`` added,
+which v0.3 readers ignore and 1.0 readers need; and, for a client that asks
+with ``A2A-Version: 1.0``, the card in 1.0's own form alone (its security
+schemes as 1.0's ``oneof``, ``capabilities.extendedAgentCard``), which is also
+what ``GetExtendedAgentCard`` answers.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
+
+import orjson
 
 from magisterium_a2a.plugin import DEFAULT_MODES
 from magisterium_a2a.server import __version__
@@ -79,3 +91,53 @@ def build_card(
             for skill in registry
         ],
     )
+
+
+@dataclass(frozen=True)
+class CardDocuments:
+    """The card's JSON: ``hosted`` by default, ``v10`` for A2A 1.0 readers."""
+
+    hosted: bytes
+    v10: bytes
+
+
+def card_documents(card: AgentCard) -> CardDocuments:
+    interfaces = [
+        {"url": card.url, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+        {"url": card.url, "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
+    ]
+    requirements = [
+        {"schemes": {name: ({"list": scopes} if scopes else {}) for name, scopes in entry.items()}}
+        for entry in card.security
+    ]
+    hosted = card.model_dump(by_alias=True, exclude_none=True)
+    hosted["supportedInterfaces"] = interfaces
+    hosted["securityRequirements"] = requirements
+    v10: dict[str, Any] = {
+        "name": card.name,
+        "description": card.description,
+        "supportedInterfaces": interfaces,
+        "version": card.version,
+        "capabilities": {
+            "streaming": card.capabilities.streaming,
+            "pushNotifications": card.capabilities.push_notifications,
+            "extendedAgentCard": True,
+        },
+        "securitySchemes": {
+            name: _scheme_v10(scheme) for name, scheme in card.security_schemes.items()
+        },
+        "securityRequirements": requirements,
+        "defaultInputModes": card.default_input_modes,
+        "defaultOutputModes": card.default_output_modes,
+        "skills": [skill.model_dump(by_alias=True, exclude_none=True) for skill in card.skills],
+    }
+    return CardDocuments(orjson.dumps(hosted), orjson.dumps(v10))
+
+
+def _scheme_v10(scheme: HTTPAuthSecurityScheme | OAuth2SecurityScheme) -> dict[str, Any]:
+    """A security scheme as 1.0's ``SecurityScheme`` (a ``oneof`` by field name)."""
+    if isinstance(scheme, HTTPAuthSecurityScheme):
+        http = scheme.model_dump(by_alias=True, exclude_none=True, exclude={"type"})
+        return {"httpAuthSecurityScheme": http}
+    oauth = scheme.model_dump(by_alias=True, exclude_none=True, exclude={"type"})
+    return {"oauth2SecurityScheme": oauth}

@@ -10,9 +10,11 @@ from starlette.datastructures import Headers
 from starlette.requests import ClientDisconnect
 from starlette.types import Receive, Scope, Send
 
+from magisterium_a2a.server.cors import card_preflight
+from magisterium_a2a.server.dialects import A2A_1_0, version_of
 from magisterium_a2a.server.errors import BodyTimeout, HTTPMethodNotAllowed, PayloadTooLarge
 from magisterium_a2a.server.observability import METRICS_CONTENT_TYPE, request_id
-from magisterium_a2a.server.rpc import RPCResponse, error_response
+from magisterium_a2a.server.rpc import RPCResponse
 from magisterium_a2a.server.runtime import Runtime, runtime_of
 
 ENDPOINT = "/api/v1/a2a"
@@ -26,13 +28,14 @@ class _Head:
     """The request headers the endpoint reads, taken from the ASGI scope in one
     pass (the first of repeated names, as Starlette's ``Headers.get`` does)."""
 
-    __slots__ = ("authorization", "content_length", "origin", "request_id")
+    __slots__ = ("authorization", "content_length", "origin", "request_id", "version")
 
     def __init__(self, raw: list[tuple[bytes, bytes]]) -> None:
         self.authorization: str | None = None
         self.content_length: str | None = None
         self.origin: str | None = None
         self.request_id: str | None = None
+        self.version: str | None = None
         for name, value in raw:
             if name == b"authorization":
                 if self.authorization is None:
@@ -43,8 +46,11 @@ class _Head:
             elif name == b"origin":
                 if self.origin is None:
                     self.origin = value.decode("latin-1")
-            elif name == b"x-request-id" and self.request_id is None:
-                self.request_id = value.decode("latin-1")
+            elif name == b"x-request-id":
+                if self.request_id is None:
+                    self.request_id = value.decode("latin-1")
+            elif name == b"a2a-version" and self.version is None:
+                self.version = value.decode("latin-1")
 
 
 async def read_body(receive: Receive, declared: str | None, limit: int) -> bytes:
@@ -74,18 +80,22 @@ class Endpoint:
 
     It reads the raw body and writes raw bytes, so it needs none of the
     framework's request or response objects, which on the hot path cost a
-    good part of a cheap request (see bench/RESULTS.md).
+    good part of a cheap request (see bench/RESULTS.md). The ``A2A-Version``
+    header chooses the dialect (``server.dialects``); without it, the hosted
+    one, on the path it always took.
     """
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         runtime: Runtime = scope["app"].state.runtime
         head = _Head(scope["headers"])
         rid = request_id(head.request_id)
+        version = head.version
+        dispatcher = runtime.dispatcher if version is None else runtime.dispatchers.of(version)
         body = b""
         try:
             body = await read_body(receive, head.content_length, runtime.settings.max_body_bytes)
         except (PayloadTooLarge, BodyTimeout) as exc:
-            answer = error_response(exc)
+            answer = dispatcher.error_response(exc)
         except ClientDisconnect:
             await send({"type": "http.response.start", "status": 400, "headers": _EMPTY})
             await send({"type": "http.response.body", "body": b""})
@@ -93,7 +103,7 @@ class Endpoint:
         else:
             if runtime.testmode is not None:
                 await runtime.testmode.refresh_clock()
-            answer = await runtime.dispatcher.handle(body, head.authorization, rid)
+            answer = await dispatcher.handle(body, head.authorization, rid)
         headers = _headers(runtime, head.origin, answer)
         raw = [
             (name.lower().encode("latin-1"), value.encode("latin-1"))
@@ -134,25 +144,44 @@ def _reply(runtime: Runtime, request: Request, answer: RPCResponse) -> Response:
 @router.options(ENDPOINT)
 async def preflight(request: Request) -> Response:
     runtime = runtime_of(request)
-    return Response(status_code=204, headers=runtime.cors.preflight(request.headers.get("origin")))
+    headers = runtime.cors.preflight(
+        request.headers.get("origin"), request.headers.get("access-control-request-headers")
+    )
+    return Response(status_code=204, headers=headers)
 
 
 @router.api_route(ENDPOINT, methods=["GET", "HEAD", "PUT", "PATCH", "DELETE"])
 async def not_allowed(request: Request) -> Response:
-    return _reply(runtime_of(request), request, error_response(HTTPMethodNotAllowed()))
+    runtime = runtime_of(request)
+    version = request.headers.get("a2a-version")
+    dispatcher = runtime.dispatcher if version is None else runtime.dispatchers.of(version)
+    return _reply(runtime, request, dispatcher.error_response(HTTPMethodNotAllowed()))
 
 
 async def agent_card(request: Request) -> Response:
+    """The card, in 1.0's own form for a client that asks for 1.0 (see agent_card)."""
     runtime = runtime_of(request)
+    asked = request.headers.get("a2a-version")
+    v10 = asked is not None and version_of(asked) == A2A_1_0
     return Response(
-        runtime.card_json,
+        runtime.card.v10 if v10 else runtime.card.hosted,
         media_type=JSON,
-        headers={"Cache-Control": "public, max-age=3600", "Access-Control-Allow-Origin": "*"},
+        headers={
+            "Cache-Control": "public, max-age=3600",
+            "Access-Control-Allow-Origin": "*",
+            "Vary": "A2A-Version",
+        },
     )
+
+
+async def agent_card_preflight(request: Request) -> Response:
+    """A browser asks before it fetches the card with an ``A2A-Version`` header."""
+    return Response(status_code=204, headers=card_preflight())
 
 
 for _path in CARD_PATHS:
     router.add_api_route(_path, agent_card, methods=["GET"])
+    router.add_api_route(_path, agent_card_preflight, methods=["OPTIONS"])
 
 
 @router.get("/healthz")

@@ -44,7 +44,7 @@ from magisterium_a2a.server.protocol import (
 from magisterium_a2a.server.ratelimit import RateLimiter
 from magisterium_a2a.server.registry import SkillRegistry
 from magisterium_a2a.server.taskjson import BuiltTask, encode, plain
-from magisterium_a2a.server.tasks import TaskStore
+from magisterium_a2a.server.tasks import TaskPage, TaskQuery, TaskStore
 from magisterium_a2a.server.testmode import Faults
 
 log = logging.getLogger(__name__)
@@ -121,9 +121,9 @@ class A2AMethods:
             payload = await self._store.save(principal.owner, task)
         return Result(payload, state.headers(), task.state)
 
-    def skill_of(self, request: JSONRPCRequest) -> str | None:
-        """The skill a raw message/send request names (before its params are checked)."""
-        if request.method != "message/send":
+    def skill_of(self, request: JSONRPCRequest, send: str = "message/send") -> str | None:
+        """The skill a raw request to ``send`` names (before its params are checked)."""
+        if request.method != send:
             return None
         params = request.params if isinstance(request.params, dict) else {}
         message = params.get("message")
@@ -159,27 +159,33 @@ class A2AMethods:
             if payload is None:
                 raise TaskNotFound(data={"id": params.id})
             return Result(payload)
-        task = await self._owned(principal, params.id)
+        task = await self.owned(principal, params.id)
         if task.history is not None:
             keep = params.history_length
             task = task.model_copy(update={"history": task.history[-keep:] if keep else []})
         return Result(task.to_json())
 
     async def cancel(self, principal: Principal, params: TaskIdParams) -> Result:
-        task = await self._owned(principal, params.id)
+        task = await self.owned(principal, params.id)
         if task.status.state in TERMINAL_STATES:
             raise InvalidStateTransition(
                 data={"id": task.id, "state": task.status.state},
             )
         status = TaskStatus(state="canceled", timestamp=iso_timestamp(self._clock.now()))
         canceled = task.model_copy(update={"status": status})
-        return Result(await self._store.save(principal.owner, canceled))
+        built = BuiltTask(task.id, task.context_id, "canceled", canceled.to_json())
+        return Result(await self._store.save(principal.owner, built, task.status.state))
 
-    async def _owned(self, principal: Principal, task_id: str) -> Task:
+    async def owned(self, principal: Principal, task_id: str) -> Task:
+        """The principal's task, or TaskNotFound."""
         task = await self._store.get(principal.owner, task_id, principal.token_id)
         if task is None:
             raise TaskNotFound(data={"id": task_id})
         return task
+
+    async def list_tasks(self, principal: Principal, query: TaskQuery) -> TaskPage:
+        """A page of the principal's live tasks, most recently changed first."""
+        return await self._store.list(principal.owner, query, principal.token_id)
 
     async def _run(self, skill: Skill, incoming: Message, context: SkillContext) -> BuiltTask:
         """Run the skill to a terminal task; a skill failure is a failed task, not an error."""

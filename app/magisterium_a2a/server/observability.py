@@ -23,7 +23,18 @@ from prometheus_client import (
     multiprocess,
 )
 
-KNOWN_METHODS = frozenset({"message/send", "tasks/get", "tasks/cancel"})
+KNOWN_METHODS = frozenset(
+    {
+        "message/send",
+        "tasks/get",
+        "tasks/cancel",
+        "SendMessage",
+        "GetTask",
+        "ListTasks",
+        "CancelTask",
+        "GetExtendedAgentCard",
+    }
+)
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
 METRICS_CONTENT_TYPE = CONTENT_TYPE_LATEST
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")

@@ -46,6 +46,7 @@ __all__ = [
     "JSONRPCRequest",
     "Message",
     "MessageSendParams",
+    "NonEmptyStr",
     "OAuth2SecurityScheme",
     "OAuthFlows",
     "Part",

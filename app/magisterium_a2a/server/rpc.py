@@ -3,7 +3,8 @@ one place where errors become responses.
 
 The checks run in the contract's order (section 2): parse, envelope, bearer
 token, plan, method, params; the method itself then checks skill and rate
-limit. A batch answers each element in order in one array.
+limit. A batch answers each element in order in one array. A dispatcher
+speaks one dialect (``server.dialects``): its method names, params and errors.
 """
 
 from __future__ import annotations
@@ -18,19 +19,22 @@ import orjson
 from redis.exceptions import RedisError
 
 from magisterium_a2a.server.auth import Authenticator
+from magisterium_a2a.server.dialects import Dialect, version_of
 from magisterium_a2a.server.errors import (
     InternalError,
     InvalidParams,
     InvalidRequest,
     MethodNotFound,
     ParseError,
+    PushNotificationNotSupported,
     RateLimited,
     RPCError,
     SkillNotFound,
     Unauthorized,
+    UnsupportedOperation,
+    VersionNotSupported,
 )
 from magisterium_a2a.server.identity import Principal
-from magisterium_a2a.server.methods import A2AMethods, parse_params
 from magisterium_a2a.server.observability import Call, clip
 from magisterium_a2a.server.protocol import JSONRPC_VERSION, JSONRPCRequest
 from magisterium_a2a.server.testmode import Faults
@@ -124,6 +128,17 @@ def error_response(error: RPCError, req_id: str | int | None = None) -> RPCRespo
     return RPCResponse(error.http_status, failure(req_id, error), error.headers())
 
 
+REFUSED_BEFORE_THE_STORE = (
+    MethodNotFound,
+    InvalidParams,
+    SkillNotFound,
+    UnsupportedOperation,
+    PushNotificationNotSupported,
+)
+"""Errors mostly raised before any store access, so before the token's
+revocation was checked in the same round trip."""
+
+
 class _CallerOnce:
     """Authenticates at most once per HTTP request, even for a batch."""
 
@@ -147,20 +162,32 @@ class _CallerOnce:
 
 
 class Dispatcher:
+    """Answers the JSON-RPC requests of one HTTP body in one dialect."""
+
     def __init__(
         self,
-        methods: A2AMethods,
+        dialect: Dialect,
         auth: Authenticator,
         max_batch: int,
         *,
         faults: Faults | None = None,
         observe: Callable[[Call], None] | None = None,
     ) -> None:
-        self._methods = methods
+        self.dialect = dialect
+        self._table = dialect.methods
+        self._parse = dialect.parse
+        self._failure = dialect.failure
+        self._code = dialect.code
+        self._skill_of = dialect.skill_of
+        self._envelope: Callable[[Any], JSONRPCRequest] = check_envelope
         self._auth = auth
         self._max_batch = max_batch
         self._faults = faults
         self._observe = observe
+
+    def error_response(self, error: RPCError) -> RPCResponse:
+        """The answer to a body that failed before any request in it was read."""
+        return RPCResponse(error.http_status, self._failure(None, error), error.headers())
 
     async def handle(
         self, body: bytes, authorization: str | None, request_id: str = "-"
@@ -168,8 +195,8 @@ class Dispatcher:
         try:
             payload = parse_body(body)
         except ParseError as exc:
-            self._report(request_id, None, None, str(exc.code), time.perf_counter())
-            return error_response(exc)
+            self._report(request_id, None, None, str(self._code(exc)), time.perf_counter())
+            return self.error_response(exc)
         caller = _CallerOnce(self._auth, authorization)
         if not isinstance(payload, list):
             answer, outcome = await self._one(payload, caller, request_id)
@@ -177,9 +204,9 @@ class Dispatcher:
                 return RPCResponse(outcome.http_status, answer, outcome.headers())
             return RPCResponse(200, answer, outcome)
         if not payload:
-            return error_response(InvalidRequest(data={"reason": "empty batch"}))
+            return self.error_response(InvalidRequest(data={"reason": "empty batch"}))
         if len(payload) > self._max_batch:
-            return error_response(
+            return self.error_response(
                 InvalidRequest(data={"reason": "batch too large", "maxBatch": self._max_batch})
             )
         answers: list[bytes] = []
@@ -202,34 +229,32 @@ class Dispatcher:
         request: JSONRPCRequest | None = None
         principal: Principal | None = None
         try:
-            request = check_envelope(obj)
+            request = self._envelope(obj)
             principal = await caller.get()
             if self._faults is not None:
-                await self._faults.intercept(
-                    principal, request.method, self._methods.skill_of(request)
-                )
+                await self._faults.intercept(principal, request.method, self._skill_of(request))
             try:
-                method = self._methods.table.get(request.method)
+                method = self._table.get(request.method)
                 if method is None:
                     raise MethodNotFound(data={"method": clip_echo(request.method)})
-                result = await method.run(principal, parse_params(method.params, request.params))
-            except (MethodNotFound, InvalidParams, SkillNotFound):
+                result = await method.run(principal, self._parse(method.params, request.params))
+            except REFUSED_BEFORE_THE_STORE:
                 # Mostly refused before any store access: a token revoked since
                 # it was cached must still be refused as such.
                 await self._auth.confirm(principal)
                 raise
         except RPCError as exc:
             bucket = exc.bucket if isinstance(exc, RateLimited) else None
-            self._report(request_id, request, principal, str(exc.code), started, bucket=bucket)
-            return failure(req_id, exc), exc
+            code = str(self._code(exc))
+            self._report(request_id, request, principal, code, started, bucket=bucket)
+            return self._failure(req_id, exc), exc
         except Exception as exc:
             log.exception("internal error in %s", clip(_method_name(obj)))
             error = InternalError()
             store_error = isinstance(exc, RedisError)
-            self._report(
-                request_id, request, principal, str(error.code), started, store_error=store_error
-            )
-            return failure(req_id, error), error
+            code = str(self._code(error))
+            self._report(request_id, request, principal, code, started, store_error=store_error)
+            return self._failure(req_id, error), error
         self._report(request_id, request, principal, result.outcome, started)
         return success(request.id, result.payload), result.headers
 
@@ -250,7 +275,7 @@ class Dispatcher:
             Call(
                 request_id=request_id,
                 method=request.method if request is not None else "-",
-                skill=self._methods.skill_of(request) if request is not None else None,
+                skill=self._skill_of(request) if request is not None else None,
                 user=principal.user_id if principal is not None else None,
                 outcome=outcome,
                 duration=time.perf_counter() - started,
@@ -269,6 +294,59 @@ def clip_echo(value: str) -> str:
     if len(value) <= ECHO_CHARS:
         return value
     return f"{value[:ECHO_CHARS]}…(+{len(value) - ECHO_CHARS} chars)"
+
+
+class VersionRefusal(Dispatcher):
+    """Answers every request with ``VersionNotSupported`` (in A2A 1.0's form): the
+    client asked for a protocol version this server does not speak. The envelope
+    is still read, so that each answer carries its request's id."""
+
+    def __init__(
+        self,
+        dialect: Dialect,
+        auth: Authenticator,
+        max_batch: int,
+        requested: str,
+        *,
+        observe: Callable[[Call], None] | None = None,
+    ) -> None:
+        super().__init__(dialect, auth, max_batch, observe=observe)
+        shown = requested[:20]
+        self._refusal = VersionNotSupported(
+            f"A2A version {shown!r} is not supported; this agent speaks 1.0 and 0.3",
+            data={"requestedVersion": shown, "supportedVersions": "1.0, 0.3"},
+        )
+        self._envelope = self._refuse
+
+    def _refuse(self, obj: Any) -> JSONRPCRequest:
+        check_envelope(obj)
+        raise self._refusal
+
+
+class Dispatchers:
+    """The dispatcher for each value of the ``A2A-Version`` header: the dialect of
+    its ``Major.Minor``, or a refusal. Each value is worked out once and kept (a
+    few dozen at most, so that a client inventing values cannot fill memory)."""
+
+    KEEP = 64
+
+    def __init__(
+        self, by_version: dict[str, Dispatcher], refusal: Callable[[str], Dispatcher]
+    ) -> None:
+        self._by_version = by_version
+        self._refusal = refusal
+        self._seen: dict[str, Dispatcher] = {}
+
+    def of(self, header: str) -> Dispatcher:
+        found = self._seen.get(header)
+        if found is None:
+            version = version_of(header)
+            found = self._by_version.get(version) if version is not None else None
+            if found is None:
+                found = self._refusal(header)
+            if len(self._seen) < self.KEEP:
+                self._seen[header] = found
+        return found
 
 
 def _method_name(obj: Any) -> str:

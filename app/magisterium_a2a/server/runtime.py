@@ -14,7 +14,7 @@ from redis.asyncio import Redis
 from starlette.requests import Request
 
 from magisterium_a2a.plugin import PluginSettings, SkillEnvironment
-from magisterium_a2a.server.agent_card import build_card
+from magisterium_a2a.server.agent_card import CardDocuments, build_card, card_documents
 from magisterium_a2a.server.auth import Authenticator
 from magisterium_a2a.server.clock import (
     Clock,
@@ -27,6 +27,9 @@ from magisterium_a2a.server.clock import (
 )
 from magisterium_a2a.server.config import Settings
 from magisterium_a2a.server.cors import CorsPolicy
+from magisterium_a2a.server.dialects import A2A_1_0, HOSTED
+from magisterium_a2a.server.dialects.hosted import hosted_dialect
+from magisterium_a2a.server.dialects.v1 import v1_dialect
 from magisterium_a2a.server.methods import A2AMethods
 from magisterium_a2a.server.oauth.delegation import Provider
 from magisterium_a2a.server.oauth.routes import OAuthSurface
@@ -36,7 +39,7 @@ from magisterium_a2a.server.oidc import JWTVerifier
 from magisterium_a2a.server.ratelimit import RateLimiter
 from magisterium_a2a.server.recording import Recorder
 from magisterium_a2a.server.registry import SkillRegistry
-from magisterium_a2a.server.rpc import Dispatcher
+from magisterium_a2a.server.rpc import Dispatcher, Dispatchers, VersionRefusal
 from magisterium_a2a.server.storage import Keys, Scripts, connect
 from magisterium_a2a.server.tasks import RedisTaskStore, TaskStore
 from magisterium_a2a.server.testmode import TestMode
@@ -58,8 +61,11 @@ class Runtime:
     limiter: RateLimiter
     registry: SkillRegistry
     dispatcher: Dispatcher
+    """The hosted dialect's: requests without an ``A2A-Version`` header."""
+    dispatchers: Dispatchers
+    """Requests with one, by its value."""
     cors: CorsPolicy
-    card_json: bytes
+    card: CardDocuments
     env: SkillEnvironment
     testmode: TestMode | None
     recorder: Recorder | None
@@ -141,6 +147,17 @@ def build_runtime(
         ids=ids,
         faults=testmode,
     )
+    card = card_documents(build_card(settings, registry, oauth.card))
+    batch = settings.max_batch
+    hosted = Dispatcher(hosted_dialect(methods), auth, batch, faults=testmode, observe=observe)
+    v1 = v1_dialect(methods, card.v10, auth.confirm)
+    dispatchers = Dispatchers(
+        {
+            HOSTED: hosted,
+            A2A_1_0: Dispatcher(v1, auth, batch, faults=testmode, observe=observe),
+        },
+        lambda requested: VersionRefusal(v1, auth, batch, requested, observe=observe),
+    )
     return Runtime(
         settings=settings,
         redis=redis,
@@ -150,9 +167,10 @@ def build_runtime(
         auth=auth,
         limiter=limiter,
         registry=registry,
-        dispatcher=Dispatcher(methods, auth, settings.max_batch, faults=testmode, observe=observe),
+        dispatcher=hosted,
+        dispatchers=dispatchers,
         cors=CorsPolicy(settings.cors_origins, settings.cors_max_age_seconds),
-        card_json=build_card(settings, registry, oauth.card).to_json(),
+        card=card,
         env=env,
         testmode=testmode,
         recorder=Recorder(settings.record_dir) if settings.record_dir else None,

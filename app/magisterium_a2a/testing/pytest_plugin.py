@@ -4,9 +4,17 @@ Installing the package registers it (entry point ``pytest11``). It offers:
 
 - ``magisterium_server`` (session): a real server on a free port, in test
   mode, on the embedded store, with a token ready for every plan;
-- ``magisterium`` (function): the same server, reset before the test;
+- ``magisterium`` (function): the same server, reset before the test, for a
+  client of the A2A version ``magisterium_version`` names;
+- ``magisterium_version`` (function): ``"0.3"`` (the hosted dialect) by
+  default; override it, or parametrize a test with it, to test a 1.0 client
+  (``@pytest.mark.parametrize("magisterium_version", ["0.3", "1.0"])``);
 - ``magisterium_server_env`` (session): extra ``A2A_*`` settings for the
   server; override it in your ``conftest.py`` (e.g. ``A2A_DETERMINISTIC``).
+
+``magisterium.headers(plan)`` gives the headers a client of that version sends
+(its bearer token, and ``A2A-Version`` for 1.0), and ``force_error`` takes the
+JSON-RPC code as that version names it.
 
 ``magisterium.oauth_login(plan)`` signs in through the built-in OAuth server
 (discovery, registration, authorization code with PKCE) and returns the tokens.
@@ -15,6 +23,7 @@ Installing the package registers it (entry point ``pytest11``). It offers:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import secrets
 import socket
@@ -33,6 +42,7 @@ from magisterium_a2a.testing.admin_client import AdminClient
 from magisterium_a2a.testing.oauth import OAuthLogin, oauth_login
 
 PLANS = ("free", "pro", "organization", "enterprise")
+VERSIONS = ("0.3", "1.0")
 START_TIMEOUT = 60.0
 
 
@@ -121,11 +131,27 @@ def _wait_ready(server: ServerProcess, timeout: float) -> None:
 
 @dataclass
 class MagisteriumServer:
-    """A running server in test mode, and the controls of its scenarios."""
+    """A running server in test mode, and the controls of its scenarios, for a
+    client of one A2A version (``"0.3"``, the hosted dialect, or ``"1.0"``)."""
 
     base_url: str
     admin: AdminClient
     tokens: dict[str, str] = field(default_factory=dict)
+    version: str = "0.3"
+
+    def speaking(self, version: str) -> MagisteriumServer:
+        """The same server, for a client of this A2A version."""
+        if version not in VERSIONS:
+            raise ValueError(f"A2A version must be one of {VERSIONS}, not {version!r}")
+        return dataclasses.replace(self, version=version)
+
+    def headers(self, plan: str = "pro", *, token: str | None = None) -> dict[str, str]:
+        """What a client of this version sends: the bearer token of ``plan`` (or
+        ``token``), and ``A2A-Version`` unless it speaks the hosted dialect."""
+        sent = {"Authorization": f"Bearer {token or self.tokens[plan]}"}
+        if self.version != "0.3":
+            sent["A2A-Version"] = self.version
+        return sent
 
     @property
     def endpoint_url(self) -> str:
@@ -155,11 +181,13 @@ class MagisteriumServer:
         retry_after: int | None = None,
         message: str | None = None,
     ) -> str:
-        """The token's next ``count`` matching calls answer this JSON-RPC error."""
+        """The token's next ``count`` matching calls answer this JSON-RPC error
+        (``code`` as this version names it; ``method`` by either version's name)."""
         return self.admin.add_scenario(
             kind="error",
             token=token,
             code=code,
+            version=self.version,
             count=count,
             method=method,
             skill=skill,
@@ -254,7 +282,15 @@ def magisterium_server(
 
 
 @pytest.fixture
-def magisterium(magisterium_server: MagisteriumServer) -> MagisteriumServer:
-    """The session's server, reset before this test."""
+def magisterium_version() -> str:
+    """The A2A version of the client under test; override or parametrize it."""
+    return "0.3"
+
+
+@pytest.fixture
+def magisterium(
+    magisterium_server: MagisteriumServer, magisterium_version: str
+) -> MagisteriumServer:
+    """The session's server, reset before this test, for a client of ``magisterium_version``."""
     magisterium_server.reset()
-    return magisterium_server
+    return magisterium_server.speaking(magisterium_version)

@@ -1,6 +1,10 @@
-// Drives the server with the official JavaScript SDK, 1.x line (@a2a-js/sdk),
-// through its opt-in v0.3 compatibility layer (`legacyCompat: { enabled: true }`
-// on the card resolver and the JSON-RPC transport factory).
+// Drives the server with the official JavaScript SDK, 1.x line (@a2a-js/sdk).
+//
+// plan.dialect says which of the card's interfaces the client takes: "1.0", the
+// SDK on its own (its card resolver and JSON-RPC transport with no compatibility
+// layer: it reads the card, prefers the 1.0 interface and speaks A2A 1.0); "0.3",
+// the card's v0.3 interface, through the SDK's opt-in v0.3 compatibility layer
+// (`legacyCompat: { enabled: true }` on the card resolver and the transport).
 //
 // Reads a plan (JSON) on stdin and prints a report (JSON) on stdout: for each
 // case, what the SDK returned, or which of its own error types it threw with
@@ -68,38 +72,56 @@ async function outcome(call) {
 }
 
 const plan = await readStdin();
+const native = plan.dialect === '1.0';
 const legacyCompat = { enabled: true };
 const clients = {};
 async function client(tokenName) {
   if (!clients[tokenName]) {
     const fetchImpl = bearerFetch(plan.tokens[tokenName]);
-    const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [new JsonRpcTransportFactory({ fetchImpl, legacyCompat })],
-      cardResolver: new DefaultAgentCardResolver({ fetchImpl, legacyCompat }),
-    });
-    clients[tokenName] = await new ClientFactory(options).createFromUrl(plan.baseUrl);
+    if (native) {
+      const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        transports: [new JsonRpcTransportFactory({ fetchImpl })],
+        cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+      });
+      clients[tokenName] = await new ClientFactory(options).createFromUrl(plan.baseUrl);
+    } else {
+      const resolver = new DefaultAgentCardResolver({ fetchImpl, legacyCompat });
+      const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        transports: [new JsonRpcTransportFactory({ fetchImpl, legacyCompat })],
+        cardResolver: resolver,
+      });
+      const card = await resolver.resolve(plan.baseUrl);
+      card.supportedInterfaces = card.supportedInterfaces.filter((i) => i.protocolVersion === '0.3');
+      clients[tokenName] = await new ClientFactory(options).createFromAgentCard(card);
+    }
   }
   return clients[tokenName];
 }
 
-function message(text, skill, parts) {
-  return {
-    message: {
-      messageId: `js1-${skill}-${text}`,
-      role: Role.ROLE_USER,
-      parts: parts ?? [{ content: { $case: 'text', value: text } }],
-      metadata: { skillId: skill },
-    },
+function message(text, skill, parts, contextId) {
+  const sent = {
+    messageId: `js1-${skill}-${text}`,
+    role: Role.ROLE_USER,
+    parts: parts ?? [{ content: { $case: 'text', value: text } }],
+    metadata: { skillId: skill },
   };
+  if (contextId) sent.contextId = contextId;
+  return { message: sent };
 }
 
 const { text, skill } = plan;
 const pro = await client('pro');
-const iface = pro.agentCard.supportedInterfaces[0];
+const iface = pro.agentCard.supportedInterfaces.find((i) => i.protocolVersion === pro.protocolVersion)
+  ?? pro.agentCard.supportedInterfaces[0];
 const report = {
-  card: { protocolVersion: iface.protocolVersion, url: iface.url, transport: pro.transport.constructor.name },
+  card: {
+    protocolVersion: iface.protocolVersion,
+    url: iface.url,
+    transport: pro.transport.constructor.name,
+    interfaces: pro.agentCard.supportedInterfaces.map((i) => i.protocolVersion),
+  },
 };
-report.send = await outcome(() => pro.sendMessage(message(text, skill)));
+report.send = await outcome(() => pro.sendMessage(message(text, skill, undefined, plan.context)));
 const taskId = report.send.ok ? report.send.task.id : 'missing';
 report.get = await outcome(() => pro.getTask({ id: taskId, historyLength: 1 }));
 report.cancel = await outcome(() => pro.cancelTask({ id: taskId }));
@@ -111,8 +133,26 @@ report.send_rate_limited = await outcome(async () => (await client('limited')).s
 report.send_bad_token = await outcome(async () => (await client('bogus')).sendMessage(message(text, skill)));
 report.send_free_plan = await outcome(async () => (await client('free')).sendMessage(message(text, skill)));
 report.get_internal_error = await outcome(async () => (await client('internal')).getTask({ id: taskId }));
-// The Client refuses push-notification and extended-card calls itself (the
-// card offers neither); the SDK's own v0.3 transport sends them regardless.
-const transport = new LegacyJsonRpcTransport({ endpoint: iface.url, fetchImpl: bearerFetch(plan.tokens.pro) });
-report.unknown_method = await outcome(() => transport.getExtendedAgentCard({ tenant: '' }));
+if (native) {
+  // The Client refuses push-notification calls itself (the card declares them
+  // off); the transport sends them (with the version header the Client would
+  // add), and the server refuses them as 1.0 says.
+  const asClient = { serviceParameters: { 'A2A-Version': pro.protocolVersion } };
+  report.unknown_method = await outcome(() =>
+    pro.transport.getTaskPushNotificationConfig({ tenant: '', taskId, id: 'any' }, asClient),
+  );
+  report.second = await outcome(() => pro.sendMessage(message(`${text} again`, skill)));
+  report.list = await outcome(() => pro.listTasks({}));
+  report.list_context = await outcome(() => pro.listTasks({ contextId: plan.context }));
+  report.list_first_page = await outcome(() => pro.listTasks({ pageSize: 1 }));
+  report.list_second_page = await outcome(() =>
+    pro.listTasks({ pageSize: 1, pageToken: report.list_first_page.value?.nextPageToken }),
+  );
+  report.extended_card = await outcome(() => pro.getAgentCard());
+} else {
+  // The Client refuses push-notification and extended-card calls itself (the
+  // card offers neither); the SDK's own v0.3 transport sends them regardless.
+  const transport = new LegacyJsonRpcTransport({ endpoint: iface.url, fetchImpl: bearerFetch(plan.tokens.pro) });
+  report.unknown_method = await outcome(() => transport.getExtendedAgentCard({ tenant: '' }));
+}
 console.log(JSON.stringify(report));

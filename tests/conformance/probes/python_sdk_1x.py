@@ -3,8 +3,12 @@
 Reads a plan (JSON) on stdin and prints a report (JSON) on stdout: for each
 case, what the SDK returned, or which of its own error types it raised with
 what it carries. The test asserts on the report; this script only observes.
-The 1.x client reads the card's ``protocolVersion`` (0.3) and picks its v0.3
-compatibility transport by itself.
+
+``plan["dialect"]`` says which of the card's interfaces the client takes:
+``"1.0"``, the SDK on its own (``ClientFactory.create_from_url``, which reads
+the card, prefers its 1.0 interface and speaks A2A 1.0 with no compatibility
+layer); ``"0.3"``, the card's v0.3 interface alone, which the SDK serves with
+its v0.3 compatibility transport.
 """
 
 from __future__ import annotations
@@ -19,8 +23,10 @@ import httpx
 from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
 from a2a.types import (
     CancelTaskRequest,
+    GetExtendedAgentCardRequest,
     GetTaskPushNotificationConfigRequest,
     GetTaskRequest,
+    ListTasksRequest,
     Message,
     Part,
     Role,
@@ -32,7 +38,9 @@ from google.protobuf.json_format import MessageToDict
 from google.protobuf.struct_pb2 import Struct
 
 
-def message(text: str, skill: str, *, parts: list[Part] | None = None) -> Message:
+def message(
+    text: str, skill: str, *, parts: list[Part] | None = None, context_id: str = ""
+) -> Message:
     metadata = Struct()
     metadata.update({"skillId": skill})
     return Message(
@@ -40,6 +48,7 @@ def message(text: str, skill: str, *, parts: list[Part] | None = None) -> Messag
         message_id=f"py1-{skill}-{text}",
         parts=[Part(text=text)] if parts is None else parts,
         metadata=metadata,
+        context_id=context_id,
     )
 
 
@@ -93,6 +102,7 @@ async def outcome(call: Callable[[], Awaitable[Any]]) -> dict[str, Any]:
 async def run(plan: dict[str, Any]) -> dict[str, Any]:
     base = plan["baseUrl"]
     tokens = plan["tokens"]
+    native = plan["dialect"] == "1.0"
     clients: dict[str, Any] = {}
     cards: dict[str, Any] = {}
     https: list[httpx.AsyncClient] = []
@@ -103,10 +113,18 @@ async def run(plan: dict[str, Any]) -> dict[str, Any]:
                 headers={"Authorization": f"Bearer {tokens[token_name]}"}, timeout=60
             )
             https.append(http)
-            card = await A2ACardResolver(http, base).get_agent_card()
-            cards[token_name] = card
             factory = ClientFactory(ClientConfig(httpx_client=http, streaming=False))
-            clients[token_name] = factory.create(card)
+            if native:
+                made = await factory.create_from_url(base)
+                cards[token_name] = made._card  # introspection, for the report only
+            else:
+                card = await A2ACardResolver(http, base).get_agent_card()
+                legacy = [i for i in card.supported_interfaces if i.protocol_version == "0.3"]
+                del card.supported_interfaces[:]
+                card.supported_interfaces.extend(legacy)
+                cards[token_name] = card
+                made = factory.create(card)
+            clients[token_name] = made
         return clients[token_name]
 
     async def send(token_name: str, msg: Message) -> Task:
@@ -117,14 +135,16 @@ async def run(plan: dict[str, Any]) -> dict[str, Any]:
 
     report: dict[str, Any] = {}
     pro = await client("pro")
-    interface = cards["pro"].supported_interfaces[0]  # what the resolver made of the v0.3 card
+    transport = pro._transport  # introspection, for the report only
+    interface = next(i for i in cards["pro"].supported_interfaces if i.url == transport.url)
     report["card"] = {
         "protocolVersion": interface.protocol_version,
         "url": interface.url,
-        "transport": type(pro._transport).__name__,  # introspection, for the report only
+        "transport": type(transport).__name__,
+        "interfaces": [i.protocol_version for i in cards["pro"].supported_interfaces],
     }
     text, skill = plan["text"], plan["skill"]
-    sent = await outcome(lambda: send("pro", message(text, skill)))
+    sent = await outcome(lambda: send("pro", message(text, skill, context_id=plan["context"])))
     report["send"] = sent
     task_id = sent["task"]["id"] if sent["ok"] else "missing"
     report["get"] = await outcome(
@@ -154,6 +174,23 @@ async def run(plan: dict[str, Any]) -> dict[str, Any]:
             GetTaskPushNotificationConfigRequest(task_id=task_id, id="any")
         )
     )
+    if native:
+        second = await outcome(lambda: send("pro", message(f"{text} again", skill)))
+        report["list"] = await outcome(lambda: pro.list_tasks(ListTasksRequest()))
+        report["list_context"] = await outcome(
+            lambda: pro.list_tasks(ListTasksRequest(context_id=plan["context"]))
+        )
+        first_page = await outcome(lambda: pro.list_tasks(ListTasksRequest(page_size=1)))
+        report["list_first_page"] = first_page
+        report["list_second_page"] = await outcome(
+            lambda: pro.list_tasks(
+                ListTasksRequest(page_size=1, page_token=first_page["value"]["nextPageToken"])
+            )
+        )
+        report["second"] = second
+        report["extended_card"] = await outcome(
+            lambda: pro.get_extended_agent_card(GetExtendedAgentCardRequest())
+        )
     for opened in clients.values():
         await opened.close()
     for http in https:

@@ -34,7 +34,20 @@ class Keys:
         return f"{self.prefix}:{_user_tag(owner)}:task:{task_id}"
 
     def context(self, owner: str, context_id: str) -> str:
+        """A list of the context's newest task ids, in the order they were written."""
         return f"{self.prefix}:{_user_tag(owner)}:ctx:{context_id}"
+
+    def tasks(self, owner: str) -> str:
+        """A sorted set of the user's live task ids, scored by when each was written (ms)."""
+        return f"{self.prefix}:{_user_tag(owner)}:tasks"
+
+    def tasks_in_state(self, owner: str, state: str) -> str:
+        """The same, for the user's tasks in one state."""
+        return f"{self.prefix}:{_user_tag(owner)}:tasks:state:{state}"
+
+    def tasks_in_context(self, owner: str, context_id: str) -> str:
+        """The same, for the user's tasks of one context."""
+        return f"{self.prefix}:{_user_tag(owner)}:tasks:ctx:{context_id}"
 
     def bucket(self, owner: str, bucket: str) -> str:
         return f"{self.prefix}:{_user_tag(owner)}:limit:{bucket}"

@@ -21,6 +21,8 @@ from typing import Any, NamedTuple
 from redis.asyncio import Redis
 from redis.exceptions import NoScriptError
 
+from magisterium_a2a.server.storage.connection import text
+
 LUA = files("magisterium_a2a.server.storage") / "lua"
 
 
@@ -43,10 +45,14 @@ class AdmitArgs(NamedTuple):
 
 
 class SaveKeys(NamedTuple):
-    """Where an admitted request's task goes, in the same hash slot as its bucket."""
+    """Where a finished task goes, in the same hash slot as its user's bucket."""
 
     task: str
     context: str
+    tasks: str
+    """The user's tasks (index.lua), and those of the task's state and context:"""
+    by_state: str
+    by_context: str
 
 
 class SaveArgs(NamedTuple):
@@ -55,6 +61,35 @@ class SaveArgs(NamedTuple):
     task_id: str
     context_cap: int
     """How many task ids the context list keeps (the newest)."""
+    written_ms: int
+    """When the task is written: its score in the indexes."""
+
+
+class ListKeys(NamedTuple):
+    """The index to read, and one the tasks must also be in (the same when one filter)."""
+
+    walk: str
+    within: str
+    revoked: str
+    """Exists once the caller's token was revoked: then nothing is read."""
+
+
+class ListArgs(NamedTuple):
+    floor_ms: int
+    """The oldest write time that counts."""
+    after_ms: int
+    after_id: str
+    """The last entry of the previous page ('' for the first page)."""
+    limit: int
+
+
+class Page(NamedTuple):
+    """One page of task ids, newest first, with their write times (ms)."""
+
+    total: int
+    """Every entry that matches, on this page or any other; -1 when the token was revoked."""
+    entries: list[tuple[str, int]]
+    more: bool
 
 
 class Status(IntEnum):
@@ -82,23 +117,32 @@ class Verdict(NamedTuple):
 
 
 @cache
-def source(name: str, keys: tuple[str, ...], args: tuple[str, ...]) -> str:
-    """A script's text: locals naming its KEYS and ARGV, the admission library, its body."""
+def source(
+    name: str, keys: tuple[str, ...], args: tuple[str, ...], libraries: tuple[str, ...] = ()
+) -> str:
+    """A script's text: locals naming its KEYS and ARGV, the libraries it uses, its body."""
     prelude = [
         f"local {', '.join(names)} = {', '.join(f'{table}[{i}]' for i in range(1, len(names) + 1))}"
         for table, names in (("KEYS", keys), ("ARGV", args))
         if names
     ]
-    parts = [*prelude, (LUA / "admission.lua").read_text(), (LUA / f"{name}.lua").read_text()]
-    return "\n".join(parts)
+    parts = [*prelude, *((LUA / f"{lib}.lua").read_text() for lib in libraries)]
+    return "\n".join([*parts, (LUA / f"{name}.lua").read_text()])
 
 
 class _Script:
     """One script on one client: EVALSHA, and SCRIPT LOAD first when the server lacks it."""
 
-    def __init__(self, redis: Redis, name: str, keys: tuple[str, ...], args: tuple[str, ...]):
+    def __init__(
+        self,
+        redis: Redis,
+        name: str,
+        keys: tuple[str, ...],
+        args: tuple[str, ...],
+        libraries: tuple[str, ...] = (),
+    ):
         self._redis = redis
-        self._text = source(name, keys, args)
+        self._text = source(name, keys, args, libraries)
         self._sha = sha1(self._text.encode(), usedforsecurity=False).hexdigest()
         self._key_count = len(keys)
 
@@ -115,13 +159,18 @@ class Scripts:
     """The scripts, bound to one client; each call is one round trip."""
 
     def __init__(self, redis: Redis) -> None:
-        self._admit = _Script(redis, "admit", AdmitKeys._fields, AdmitArgs._fields)
+        self._admit = _Script(redis, "admit", AdmitKeys._fields, AdmitArgs._fields, ("admission",))
         self._admit_and_save = _Script(
             redis,
             "admit_and_save",
             AdmitKeys._fields + SaveKeys._fields,
             AdmitArgs._fields + SaveArgs._fields,
+            ("admission", "index"),
         )
+        self._save = _Script(
+            redis, "save", (*SaveKeys._fields, "earlier_state"), SaveArgs._fields, ("index",)
+        )
+        self._list = _Script(redis, "list", ListKeys._fields, ListArgs._fields)
 
     async def admit(self, keys: AdmitKeys, args: AdmitArgs) -> Verdict:
         """Take one request from the bucket, unless full or the token is revoked."""
@@ -130,5 +179,17 @@ class Scripts:
     async def admit_and_save(
         self, keys: AdmitKeys, args: AdmitArgs, save_keys: SaveKeys, save_args: SaveArgs
     ) -> Verdict:
-        """Admit as ``admit`` and, only if admitted, store the task and extend its context."""
+        """Admit as ``admit`` and, only if admitted, store the task, extend its context
+        and index it."""
         return Verdict.of(await self._admit_and_save(*keys, *save_keys, *args, *save_args))
+
+    async def save(self, keys: SaveKeys, args: SaveArgs, earlier_state: str) -> None:
+        """Store the task, extend its context and index it; ``earlier_state`` is the
+        state set it leaves (``keys.by_state`` for a new task)."""
+        await self._save(*keys, earlier_state, *args)
+
+    async def list(self, keys: ListKeys, args: ListArgs) -> Page:
+        """One page of the index ``keys.walk`` (also in ``keys.within``), newest first."""
+        total, more, *flat = await self._list(*keys, *args)
+        entries = [(text(flat[i]), int(float(flat[i + 1]))) for i in range(0, len(flat), 2)]
+        return Page(int(total), entries, bool(more))

@@ -156,7 +156,7 @@ async def expire_task(body: ExpireRequest, mode: Mode, request: Request) -> dict
         principal = await runtime.auth.identify(f"Bearer {body.token}")
     except RPCError as exc:
         raise HTTPException(422, f"token: {exc.message}") from None
-    if not await mode.expire_task(principal, body.task_id):
+    if not await runtime.store.forget(principal.owner, body.task_id):
         raise HTTPException(404, "no such task for this token")
     return {"expired": True}
 

@@ -58,10 +58,15 @@ def scenario(
     token: Annotated[str, typer.Option(help="The bearer token it applies to")],
     kind: Annotated[str, typer.Option(help="error, fail or latency")],
     code: Annotated[int | None, typer.Option(help="error: JSON-RPC code")] = None,
+    a2a_version: Annotated[
+        str, typer.Option("--a2a-version", help="error: the A2A version of the code: 0.3 or 1.0")
+    ] = "0.3",
     count: Annotated[int, typer.Option(help="How many calls")] = 1,
     method: Annotated[str | None, typer.Option(help="Only this JSON-RPC method")] = None,
     skill: Annotated[str | None, typer.Option(help="Only this skill")] = None,
-    retry_after: Annotated[int | None, typer.Option(help="error -32003: retryAfter")] = None,
+    retry_after: Annotated[
+        int | None, typer.Option(help="error -32003 (0.3) / -31429 (1.0): retryAfter")
+    ] = None,
     message: Annotated[str | None, typer.Option(help="error message / failure text")] = None,
     latency_ms: Annotated[int | None, typer.Option(help="latency: milliseconds")] = None,
     url: Url = None,
@@ -72,6 +77,7 @@ def scenario(
         "token": token,
         "kind": kind,
         "code": code,
+        "version": a2a_version,
         "count": count,
         "method": method,
         "skill": skill,

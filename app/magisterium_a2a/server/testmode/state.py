@@ -18,14 +18,18 @@ from magisterium_a2a.server.errors import (
     InternalError,
     InvalidParams,
     InvalidRequest,
+    InvalidStateTransition,
     MethodNotFound,
     ParseError,
     PlanRequired,
+    PushNotificationNotSupported,
     RateLimited,
     RPCError,
     SkillNotFound,
     TaskNotFound,
     Unauthorized,
+    UnsupportedOperation,
+    VersionNotSupported,
 )
 from magisterium_a2a.server.identity import Principal, hash_token
 from magisterium_a2a.server.storage import Keys, text
@@ -50,6 +54,28 @@ ERRORS: dict[int, Callable[[Scenario], RPCError]] = {
     -32004: lambda s: Unauthorized(s.message),
     -32005: lambda s: PlanRequired(s.message),
 }
+"""The errors a scenario can force, by their code in the hosted dialect."""
+ERRORS_V10: dict[int, Callable[[Scenario], RPCError]] = {
+    -32700: ERRORS[-32700],
+    -32600: ERRORS[-32600],
+    -32601: ERRORS[-32601],
+    -32602: ERRORS[-32602],
+    -32603: ERRORS[-32603],
+    -32001: ERRORS[-32001],
+    -32002: lambda s: InvalidStateTransition(s.message),
+    -32003: lambda s: PushNotificationNotSupported(s.message),
+    -32004: lambda s: UnsupportedOperation(s.message),
+    -32009: lambda s: VersionNotSupported(s.message),
+    -31429: ERRORS[-32003],
+    -31401: ERRORS[-32004],
+    -31403: ERRORS[-32005],
+}
+"""The same, by their code in A2A 1.0 (``errors.V10``). A forced error is the
+server's own error: a client of either dialect gets it in its dialect's form."""
+CODES = {"0.3": ERRORS, "1.0": ERRORS_V10}
+OPERATIONS = {"SendMessage": "message/send", "GetTask": "tasks/get", "CancelTask": "tasks/cancel"}
+"""A2A 1.0's names for the hosted dialect's methods: a scenario for a method
+applies to the operation, whichever dialect names it."""
 
 
 class Scenario(BaseModel):
@@ -63,26 +89,35 @@ class Scenario(BaseModel):
     skill: str | None = Field(None, description="Only message/send calls to this skill")
     count: int = Field(1, ge=1, le=1_000_000, description="How many calls it applies to")
     code: int | None = Field(None, description="error: the JSON-RPC code to answer")
-    retry_after: int | None = Field(None, ge=1, description="error -32003: retryAfter (s)")
+    version: Literal["0.3", "1.0"] = Field(
+        "0.3", description="error: the A2A version whose codes 'code' is one of"
+    )
+    retry_after: int | None = Field(
+        None, ge=1, description="error -32003 (0.3) or -31429 (1.0): retryAfter (s)"
+    )
     message: str | None = Field(None, description="error: message; fail: the failure text")
     latency_ms: int | None = Field(None, ge=0, le=120_000, description="latency: added delay")
 
     @model_validator(mode="after")
     def _complete(self) -> Scenario:
-        if self.kind == "error" and self.code not in ERRORS:
-            raise ValueError(f"code must be one of {sorted(ERRORS)}")
+        if self.kind == "error" and self.code not in CODES[self.version]:
+            raise ValueError(
+                f"code must be one of {sorted(CODES[self.version])} (A2A {self.version})"
+            )
         if self.kind == "latency" and self.latency_ms is None:
             raise ValueError("latencyMs is required for kind 'latency'")
         return self
 
     def applies(self, method: str, skill: str | None) -> bool:
-        if self.method is not None and self.method != method:
-            return False
+        if self.method is not None:
+            wanted = OPERATIONS.get(self.method, self.method)
+            if wanted != OPERATIONS.get(method, method):
+                return False
         return self.skill is None or self.skill == skill
 
     def error(self) -> RPCError:
         assert self.code is not None
-        return ERRORS[self.code](self)
+        return CODES[self.version][self.code](self)
 
 
 class ClockOutOfRange(ValueError):
@@ -195,10 +230,7 @@ class TestMode:
         await self.refresh_clock()
         return await self.set_clock(self.clock.now() + seconds)
 
-    # --- tasks and reset -----------------------------------------------------
-
-    async def expire_task(self, principal: Principal, task_id: str) -> bool:
-        return bool(await self._redis.delete(self._keys.task(principal.owner, task_id)))
+    # --- reset -------------------------------------------------------------------
 
     async def reset(self) -> int:
         """Forget tasks, contexts, buckets, scenarios and the clock; tokens stay, and
