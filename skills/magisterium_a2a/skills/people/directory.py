@@ -117,11 +117,11 @@ class PeopleDirectory:
         says "Cardinal" is not answered with a pope ("Cardinal Gregory")."""
         if (person := self.get(query)) is not None:
             return PersonAnswer(people=[(person, 100.0)])
-        cleaned = normalise(query)
+        cleaned = self._names.without_asking(normalise(query))
         if not cleaned:
             return PersonAnswer()
         clergy_only = CARDINAL.search(query) is not None
-        office = normalise(OFFICE_NOISE.sub(" ", query))
+        office = self._offices.without_asking(normalise(OFFICE_NOISE.sub(" ", query)))
         for index, asked, fuzzy in (
             (self._names, cleaned, False),
             (self._offices, office, False),

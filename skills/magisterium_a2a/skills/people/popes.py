@@ -7,6 +7,7 @@ in the headers; nothing here computes or completes a fact.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from importlib.resources import files
 from typing import Any, Literal
@@ -23,6 +24,9 @@ LIMIT = 10
 CUTOFF = 75.0
 SURE = 90.0
 CLEAR_LEAD = 8.0
+
+
+_ASKS_ANOTHER = re.compile(r"\b(?:which|what) popes?\b|\bthe popes? (?:who|that)\b")
 
 
 class Pontificate(BaseModel):
@@ -161,6 +165,9 @@ class PopeIndex:
             return PopeAnswer(popes=[(pope, 100.0)], exact=True)
         asks_antipope = "antipope" in query.lower() or "anti pope" in query.lower()
         cleaned = normalise(query.lower().replace("anti-pope", "").replace("antipope", ""))
+        if not _ASKS_ANOTHER.search(query.lower()):
+            # "which pope canonized John Paul II" asks for another pope than the one named.
+            cleaned = self._names.without_asking(cleaned)
         if not cleaned:
             return PopeAnswer()
         antipopes = [self.antipopes[int(k)] for k in self._antipopes.exact(cleaned)]
