@@ -21,6 +21,7 @@ from magisterium_a2a.server.clock import ManualClock
 from magisterium_a2a.server.config import Settings
 from magisterium_a2a.skills.language import (
     build_romcal_names,
+    clergy,
     dioceses,
     pope_questions,
     popes,
@@ -35,6 +36,7 @@ from magisterium_a2a.skills.language.scripts import clean, key
 from magisterium_a2a.skills.language.tables import _text, authored
 from magisterium_a2a.skills.liturgy.calendar import LiturgicalCalendar
 from magisterium_a2a.skills.liturgy.dates import DateQueryParser
+from magisterium_a2a.skills.people.directory import PeopleDirectory
 from magisterium_a2a.skills.people.popes import PopeIndex, builtin_popes
 from magisterium_a2a.skills.people.questions import PopeQuestions, builtin_councils
 from tests.support import harness
@@ -362,6 +364,36 @@ def test_pope_questions_in_other_languages(typed: str, english: str, ident: str)
 )
 def test_a_name_or_an_english_question_is_no_question_of_the_table(typed: str) -> None:
     assert pope_questions.english_question(typed) is None
+
+
+@pytest.mark.parametrize(
+    ("typed", "english"),
+    [
+        ("cardenal Cobo", "Cardinal cobo"),
+        ("Erzbischof von Köln", "Archbishop of Cologne"),
+        ("東京大司教", "Archbishop of Tokyo"),
+        ("Secretario de Estado del Vaticano", "Secretary of State"),
+        ("국무원장", "Secretary of State"),
+        ("菊地功枢機卿", "tarcisio-isao-kikuchi"),
+        ("陳日君樞機", "joseph-zen"),
+    ],
+)
+def test_clergy_in_other_languages(typed: str, english: str) -> None:
+    assert clergy.english_query(typed) == english
+
+
+@pytest.mark.parametrize("typed", ["Cardinal Tagle", "Archbishop of Chicago", "Parolin"])
+def test_clergy_in_english_are_left_to_the_engine(typed: str) -> None:
+    assert clergy.english_query(typed) is None
+
+
+def test_the_clergy_table_names_people_offices_and_sees_the_engine_knows(tmp_path: Path) -> None:
+    directory = PeopleDirectory(tmp_path)
+    table = authored("clergy")
+    assert all(directory.get(ident) is not None for ident in table["names"])
+    positions = " ".join(p.position or "" for p in directory.people.values())
+    assert all(office in positions for office in table["offices"])
+    assert all(f"of {see}" in positions for see in table["sees"])
 
 
 def test_every_council_of_the_question_table_is_a_council_pope_lookup_knows() -> None:

@@ -18,10 +18,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import cache
 
-from magisterium_a2a.skills.language.names import Stripper, unspaced
+from magisterium_a2a.skills.language.names import (
+    KOREAN_PARTICLES,
+    Stripper,
+    unspaced,
+    without_particles,
+)
 from magisterium_a2a.skills.language.phrases import is_cjk
 from magisterium_a2a.skills.language.popes import english_name
-from magisterium_a2a.skills.language.scripts import clean, has_hangul, key
+from magisterium_a2a.skills.language.scripts import clean, key
 from magisterium_a2a.skills.language.tables import authored
 
 MAX_QUERY_CHARS = 300
@@ -69,15 +74,7 @@ def _take(folded: str, forms: tuple[tuple[str, str], ...]) -> tuple[str | None, 
 
 def _rest(folded: str) -> str:
     """What is left once the words of a question are dropped: a pope's name, a title."""
-    text = _fillers()(folded)
-    if has_hangul(text):
-        # A Korean particle is written against the word before it (교황은, 프란치스코의).
-        words = [w[:-1] if len(w) > 1 and w[-1] in _PARTICLES else w for w in text.split()]
-        text = " ".join(w for w in words if w not in _PARTICLES)
-    return unspaced(" ".join(text.split()))
-
-
-_PARTICLES = frozenset("은는이가을를의")
+    return unspaced(without_particles(_fillers()(folded)))
 
 
 @cache
@@ -109,5 +106,7 @@ def _longest_first(pairs: Iterable[tuple[str, str]]) -> tuple[tuple[str, str], .
 
 @cache
 def _fillers() -> Stripper:
-    words = [str(w) for w in authored("pope-questions")["fillers"] if str(w) not in _PARTICLES]
+    words = [
+        str(w) for w in authored("pope-questions")["fillers"] if str(w) not in KOREAN_PARTICLES
+    ]
     return Stripper([*words, *authored("popes")["titles"]])

@@ -134,7 +134,24 @@ class PeopleDirectory:
             ranked = self._ranked(found, clergy_only)
             if ranked:
                 return PersonAnswer(people=ranked)
-        return PersonAnswer()
+        return PersonAnswer(people=self._ranked(self._name_and_see(cleaned), clergy_only))
+
+    def _name_and_see(self, cleaned: str) -> list[Match]:
+        """A name said with the person's see, office or birthplace ("Cardinal Zuppi
+        Bologna"): the people the name words find whose position or birthplace holds
+        every other word."""
+        words = cleaned.split()
+        named = [w for w in words if self._names.knows(w)]
+        others = [w for w in words if w not in named]
+        if not named or not others:
+            return []
+        kept = []
+        for match in self._names.fuzzy(" ".join(named)):
+            person = self.people[match.key]
+            said = f"{person.position or ''} {person.birthplace or ''}"
+            if set(others) <= set(normalise(OFFICE_NOISE.sub(" ", said)).split()):
+                kept.append(match)
+        return kept
 
     def _ranked(self, matches: list[Match], clergy_only: bool) -> list[tuple[Person, float]]:
         """Clergy before popes of the same score; only clergy when a cardinal is asked for."""

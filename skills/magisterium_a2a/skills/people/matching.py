@@ -195,6 +195,10 @@ class NameIndex:
                             self._vocabulary.append(word)
                         self._with_word[word].append(index)
 
+    def knows(self, word: str) -> bool:
+        """Whether some name of the index holds this (normalised) word."""
+        return word in self._with_word
+
     def without_asking(self, query: str) -> str:
         """The normalised query without the words of a question (``ASKING``) that no name
         of the index holds."""
