@@ -460,6 +460,16 @@ def test_every_saint_of_the_table_is_a_saint_of_saint_lookup(tmp_path: Path) -> 
         ("紐約總教區", "Archdiocese of New York"),
         ("Tổng giáo phận Los Angeles", "Archdiocese of Los Angeles"),
         ("Arquidiócesis de Chicago", "Archdiocese of chicago"),  # the see as typed
+        # Held-out queries: the words of a question around the name, Polish adjectives.
+        ("シカゴ大司教区の信者数", "Archdiocese of Chicago"),
+        ("뉴욕 대교구 통계", "Archdiocese of New York"),
+        ("洛杉磯總教區的教友人數", "Archdiocese of Los Angeles"),
+        (
+            "¿Cuántos católicos hay en la Arquidiócesis de Los Ángeles?",
+            "Archdiocese of Los Angeles",
+        ),
+        ("statistiche dell'arcidiocesi di Boston", "Archdiocese of boston"),
+        ("archidiecezja chicagowska", "Archdiocese of Chicago"),
     ],
 )
 def test_dioceses_in_other_languages(typed: str, english: str) -> None:
