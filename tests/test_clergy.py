@@ -387,6 +387,7 @@ async def test_names_with_typos_and_titles(settings: Settings, query: str, ident
         ("Hồng y Phạm Minh Mẫn", "jean-baptiste-pham-minh-man"),
         ("Kardinal Ambo David", "pablo-virgilio-siongco-david"),
         ("パロリン枢機卿", "pietro-parolin"),
+        ("Cardinal Tucho Fernandez", "victor-manuel-fernandez"),
     ],
 )
 async def test_asked_as_people_ask(settings: Settings, query: str, ident: str) -> None:

@@ -182,6 +182,7 @@ def test_date_queries_in_other_languages_become_the_engines_english(
         ("来年の復活祭", "easter sunday 2027"),
         ("내년 부활절", "easter sunday 2027"),
         ("今年の復活祭", "easter sunday 2026"),
+        ("Thánh hôm nay", "today"),  # batch 2
     ],
 )
 def test_a_date_is_read_inside_a_question_in_every_language(typed: str, english: str) -> None:
@@ -456,6 +457,8 @@ def test_every_patronage_of_the_language_table_is_one_the_popular_table_answers(
         ("Sant'Ignazio di Loyola", "ignatius_of_loyola_priest"),
         ("San Ignacio de Loyola, presbítero", "ignatius_of_loyola_priest"),  # romcal's es name
         ("Padre Pío", "pius_francesco_forgione_priest"),
+        # Batch 2 of the held-out set: the baptismal name before the family name.
+        ("성 안드레아 김대건", "andrew_kim_tae_gon_priest"),
     ],
 )
 def test_saints_in_other_languages(typed: str, ident: str) -> None:
@@ -506,6 +509,7 @@ def test_every_saint_of_the_table_is_a_saint_of_saint_lookup(tmp_path: Path) -> 
         ),
         ("statistiche dell'arcidiocesi di Boston", "Archdiocese of boston"),
         ("archidiecezja chicagowska", "Archdiocese of Chicago"),
+        ("Archidiecezja Nowego Jorku", "Archdiocese of New York"),  # batch 2: a genitive
     ],
 )
 def test_dioceses_in_other_languages(typed: str, english: str) -> None:

@@ -307,6 +307,7 @@ async def test_questions_answered_from_the_list(
         ("what was pope benedict xvi's real name", "benedict-xvi"),
         ("when did pope francis die", "francis"),
         ("where was John Paul II born", "john-paul-ii"),
+        ("Pope Leo 14 birthplace", "leo-xiv"),
     ],
 )
 def test_the_words_of_a_question_around_a_name_are_dropped(query: str, ident: str) -> None:

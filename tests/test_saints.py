@@ -377,6 +377,8 @@ def test_the_pope_of_a_query_must_be_a_pope(saints: SaintIndex) -> None:
         ("patron saint of England", "george_of_lydda_martyr", "saint"),
         ("Bruder Klaus", "nicholas_of_flue_hermit", "saint"),
         ("Lorenzo Ruiz", "lawrence_ruiz_martyr", "saint"),
+        ("patron saint of Wales", "david_of_wales_bishop", "saint"),
+        ("Blessed Solanus Casey", "solanus_casey_priest", "blessed"),  # beatified 2017
     ],
 )
 def test_the_popular_table_brings_the_records_up_to_date(

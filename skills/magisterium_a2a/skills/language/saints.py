@@ -22,7 +22,7 @@ from magisterium_a2a.skills.language.names import (
     without_particles,
 )
 from magisterium_a2a.skills.language.phrases import is_cjk
-from magisterium_a2a.skills.language.scripts import clean, key
+from magisterium_a2a.skills.language.scripts import clean, has_hangul, key
 from magisterium_a2a.skills.language.tables import authored, romcal_rows
 
 MAX_QUERY_CHARS = 120
@@ -115,9 +115,20 @@ def _index() -> dict[str, str]:
     for ident, languages in authored("saints")["saints"].items():
         for names in languages.values():
             for name in names:
-                if form := _form(str(name)):
-                    index[form] = str(ident)
+                for variant in _orders(str(name)):
+                    if form := _form(variant):
+                        index[form] = str(ident)
     return index
+
+
+def _orders(name: str) -> tuple[str, ...]:
+    """A name, and a Korean one of two words also the other way round: Korean Catholics
+    write the baptismal name after the family name or before it (김대건 안드레아,
+    안드레아 김대건)."""
+    words = _titles()(key(clean(name))).split()
+    if len(words) == 2 and has_hangul(name):
+        return (name, f"{words[1]} {words[0]}")
+    return (name,)
 
 
 @cache

@@ -139,6 +139,7 @@ ASKING = frozenset(
         "lectionary", "mass", "masses", "gospel", "gospels", "psalm", "psalms", "liturgy",
         "liturgical", "catholic", "church", "calendar", "scripture", "scriptures", "bible",
         "in", "at", "during", "midnight", "dawn", "night", "morning", "evening", "daytime",
+        "daily", "feast", "feasts", "whats", "what's", "celebration", "celebrations",
     }
 )  # fmt: skip
 EDGE_WORDS = frozenset({"of", "the", "for", "on", "a", "an", "and", "to", "from"})

@@ -90,6 +90,7 @@ ASKING = frozenset(
         "date", "dates", "place", "from", "come", "nationality", "country", "give", "full",
         "canonized", "canonised", "beatified", "position", "office", "role", "job", "please",
         "and", "in", "he", "him", "get", "find", "look", "up", "lookup", "search", "for",
+        "birthplace", "hometown", "origin", "ordained", "ordination",
         "s",  # what a possessive leaves: "Benedict XVI's real name"
     }
 )  # fmt: skip
