@@ -395,10 +395,14 @@ async def test_asked_as_people_ask(settings: Settings, query: str, ident: str) -
     assert data["data"]["people"][0]["id"] == ident
 
 
-async def test_a_name_said_with_another_see_is_not_found(settings: Settings) -> None:
-    assert _parts(await _send(settings, "cardinal zuppi chicago")) == [
-        {"kind": "text", "text": "No person found."}
-    ]
+@pytest.mark.parametrize(
+    "query",
+    ["cardinal zuppi chicago", "who ordained Cardinal Tagle", "which cardinal succeeded Dolan"],
+)
+async def test_a_question_about_someone_else_is_not_answered_with_the_name(
+    settings: Settings, query: str
+) -> None:
+    assert _parts(await _send(settings, query)) == [{"kind": "text", "text": "No person found."}]
 
 
 async def test_a_name_only_its_first_word_shares_is_not_found(settings: Settings) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from magisterium_a2a.skills.people.clergy import Person, parse_json
-from magisterium_a2a.skills.people.matching import Match, NameIndex, normalise
+from magisterium_a2a.skills.people.matching import ASKS_ABOUT_ANOTHER, Match, NameIndex, normalise
 from magisterium_a2a.skills.people.offices import builtin_offices, with_office
 from magisterium_a2a.skills.people.popes import Pope, PopeIndex
 from magisterium_a2a.skills.people.questions import PopeQuestions
@@ -117,11 +117,14 @@ class PeopleDirectory:
         says "Cardinal" is not answered with a pope ("Cardinal Gregory")."""
         if (person := self.get(query)) is not None:
             return PersonAnswer(people=[(person, 100.0)])
-        cleaned = self._names.without_asking(normalise(query))
+        cleaned = normalise(query)
+        office = normalise(OFFICE_NOISE.sub(" ", query))
+        if not ASKS_ABOUT_ANOTHER.search(query):
+            cleaned = self._names.without_asking(cleaned)
+            office = self._offices.without_asking(office)
         if not cleaned:
             return PersonAnswer()
         clergy_only = CARDINAL.search(query) is not None
-        office = self._offices.without_asking(normalise(OFFICE_NOISE.sub(" ", query)))
         for index, asked, fuzzy in (
             (self._names, cleaned, False),
             (self._offices, office, False),

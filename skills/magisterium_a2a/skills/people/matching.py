@@ -94,6 +94,16 @@ ASKING = frozenset(
         "s",  # what a possessive leaves: "Benedict XVI's real name"
     }
 )  # fmt: skip
+# A question about someone else than the person it names: "which pope canonized John Paul
+# II", "who ordained Cardinal Tagle", "the bishop who consecrated Parolin". Its words are
+# not dropped, so the name search finds no one rather than the person named.
+ASKS_ABOUT_ANOTHER = re.compile(
+    r"\b(?:which|what) (?:popes?|cardinals?|bishops?|archbishops?)\b"
+    r"|\bthe (?:popes?|cardinals?|bishops?|archbishops?) (?:who|that)\b"
+    r"|^who (?:ordained|consecrated|appointed|created|named|made|succeeded|replaced|elected"
+    r"|canonized|canonised|beatified|crowned|excommunicated)\b",
+    re.IGNORECASE,
+)
 ROMAN = re.compile(r"^[ivxlc]+$")
 _NUMERALS = ((50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i"))
 

@@ -7,7 +7,6 @@ in the headers; nothing here computes or completes a fact.
 
 from __future__ import annotations
 
-import re
 from functools import cache
 from importlib.resources import files
 from typing import Any, Literal
@@ -16,7 +15,12 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from magisterium_a2a.skills.people.dates import DateText, year_of
-from magisterium_a2a.skills.people.matching import NameIndex, normalise, ordinal_of
+from magisterium_a2a.skills.people.matching import (
+    ASKS_ABOUT_ANOTHER,
+    NameIndex,
+    normalise,
+    ordinal_of,
+)
 
 EndOfPontificate = Literal["death", "resignation", "deposition"]
 Status = Literal["saint", "blessed", "venerable"]
@@ -24,9 +28,6 @@ LIMIT = 10
 CUTOFF = 75.0
 SURE = 90.0
 CLEAR_LEAD = 8.0
-
-
-_ASKS_ANOTHER = re.compile(r"\b(?:which|what) popes?\b|\bthe popes? (?:who|that)\b")
 
 
 class Pontificate(BaseModel):
@@ -165,7 +166,7 @@ class PopeIndex:
             return PopeAnswer(popes=[(pope, 100.0)], exact=True)
         asks_antipope = "antipope" in query.lower() or "anti pope" in query.lower()
         cleaned = normalise(query.lower().replace("anti-pope", "").replace("antipope", ""))
-        if not _ASKS_ANOTHER.search(query.lower()):
+        if not ASKS_ABOUT_ANOTHER.search(query):
             # "which pope canonized John Paul II" asks for another pope than the one named.
             cleaned = self._names.without_asking(cleaned)
         if not cleaned:
