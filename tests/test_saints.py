@@ -363,6 +363,58 @@ def test_the_pope_of_a_query_must_be_a_pope(saints: SaintIndex) -> None:
     assert saints.search("Pope Francis", set()) == []
 
 
+# Held-out queries (bench/answers/heldout): saints canonized since the calendars and the
+# 2004 Martyrology, one person the days do not join, patronages of countries and callings.
+@pytest.mark.parametrize(
+    ("query", "first", "level"),
+    [
+        ("Carlo Acutis", "carlo_acutis", "saint"),  # canonized 7 September 2025
+        ("Saint Oscar Romero", "oscar_romero_bishop", "saint"),  # 14 October 2018
+        ("Pier Giorgio Frassati", "mr:0704-petrus-georgius-frassati", "saint"),  # 2025
+        ("Peter To Rot", "peter_to_rot_martyr", "saint"),  # 19 October 2025
+        ("Who is the patron saint of Mexico?", "mr:1212-maria-de-guadalupe", None),
+        ("patron saint of journalists", "francis_de_sales_bishop", "saint"),
+        ("patron saint of England", "george_of_lydda_martyr", "saint"),
+        ("Bruder Klaus", "nicholas_of_flue_hermit", "saint"),
+        ("Lorenzo Ruiz", "lawrence_ruiz_martyr", "saint"),
+        ("patron saint of Wales", "david_of_wales_bishop", "saint"),
+        ("Blessed Solanus Casey", "solanus_casey_priest", "blessed"),  # beatified 2017
+    ],
+)
+def test_the_popular_table_brings_the_records_up_to_date(
+    saints: SaintIndex, query: str, first: str, level: str | None
+) -> None:
+    found = saints.search(query, set())
+    assert found and found[0][0].ids[0] == first
+    assert found[0][0].level == level
+
+
+@pytest.mark.parametrize(
+    ("query", "ids"),
+    [
+        ("Junipero Serra", {"junipero_serra_priest", "mr:0828-iuniperus-serra"}),
+        ("Nicholas of Flue", {"nicholas_of_flue_hermit", "mr:0321-nicolaus-de-flue"}),
+        ("Jacinta Marto", {"jacinta_marto", "mr:0220-hyacintha-marto"}),
+        ("Andrew Kim Taegon", {"andrew_kim_tae_gon_priest", "mr:0916-andreas-kim-tae-gon"}),
+    ],
+)
+def test_one_person_the_days_do_not_join_is_one_record(
+    saints: SaintIndex, query: str, ids: set[str]
+) -> None:
+    found = saints.search(query, set())
+    assert ids <= set(found[0][0].ids)
+    assert not [p for p, _ in found[1:] if set(p.ids) & ids]
+
+
+def test_every_id_of_the_popular_table_is_known_or_a_person_of_its_own(
+    fresh: LiturgyEngine,
+) -> None:
+    known = set(fresh.calendar.entities()) | {e.id for e in builtin_martyrology().entries()}
+    for row in popular_saints():
+        assert row.id in known or row.name, row.id  # a typo would silently drop the row
+        assert set(row.also) <= known, row.id
+
+
 def test_data_fields_hold_clean_values(saints: SaintIndex) -> None:
     """Issue 19: ``"date_of_death": "{'century': 5}"``."""
     deaths = {p.death for p in saints.people.values() if p.death}

@@ -1,6 +1,10 @@
 """Print the golden set's figures per skill and per language, and every miss.
 
-.venv/bin/python -m bench.answers [--skill ID ...] [--lang CODE ...] [--show-text]
+.venv/bin/python -m bench.answers [--dir DIR] [--skill ID ...] [--lang CODE ...] [--show-text]
+
+``--dir`` reads another set of case files in the same format: ``bench/answers/heldout``
+holds queries written without looking at the golden cases or at how the engines read them,
+to measure how far the fixes generalise.
 """
 
 from __future__ import annotations
@@ -8,8 +12,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from pathlib import Path
 
-from bench.answers.golden import Figures, figures, load, run
+from bench.answers.golden import CASES_DIR, Figures, figures, load, run
 
 
 def table(title: str, counts: Figures) -> None:
@@ -22,13 +27,16 @@ def table(title: str, counts: Figures) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument(
+        "--dir", type=Path, default=CASES_DIR, help="the directory of case files (default: cases/)"
+    )
     parser.add_argument("--skill", action="append", help="only these skills")
     parser.add_argument("--lang", action="append", help="only these languages")
     parser.add_argument("--show-text", action="store_true", help="print the answer of each miss")
     args = parser.parse_args()
     cases = [
         c
-        for c in load()
+        for c in load(args.dir)
         if (not args.skill or c.skill in args.skill) and (not args.lang or c.lang in args.lang)
     ]
     outcomes = asyncio.run(run(cases))

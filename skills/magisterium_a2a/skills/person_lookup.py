@@ -24,6 +24,7 @@ from magisterium_a2a.plugin import (
     text_part,
 )
 from magisterium_a2a.skills.engines import people_directory
+from magisterium_a2a.skills.language.clergy import english_query
 from magisterium_a2a.skills.people.clergy import Person
 from magisterium_a2a.skills.people.directory import PeopleDirectory, PersonAnswer
 from magisterium_a2a.skills.people.requests import read_lookup
@@ -121,7 +122,12 @@ def answer(query: str | None, ident: str | None, directory: PeopleDirectory) -> 
     if ident is not None:
         person = directory.get(ident)
         return PersonAnswer(people=[(person, 100.0)]) if person else PersonAnswer()
-    return directory.search(query) if query else PersonAnswer()
+    if not query:
+        return PersonAnswer()
+    # Clergy asked for in another language ("cardenal Cobo", "Erzbischof von Köln", "菊地功").
+    english = english_query(query)
+    found = directory.search(english) if english is not None else PersonAnswer()
+    return found if found.people else directory.search(query)
 
 
 def create(env: SkillEnvironment) -> FunctionSkill:
@@ -162,6 +168,8 @@ def create(env: SkillEnvironment) -> FunctionSkill:
             "Pietro Parolin",
             "Archbishop of Chicago",
             "robert-francis-prevost",
+            "Secretario de Estado del Vaticano",
+            "菊地功枢機卿",
         ),
         cheap=True,
     )

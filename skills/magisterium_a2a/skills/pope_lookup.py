@@ -25,6 +25,7 @@ from magisterium_a2a.plugin import (
     text_part,
 )
 from magisterium_a2a.skills.engines import people_directory
+from magisterium_a2a.skills.language.pope_questions import english_question
 from magisterium_a2a.skills.language.popes import english_name
 from magisterium_a2a.skills.people.directory import PeopleDirectory
 from magisterium_a2a.skills.people.popes import Antipope, Pope, PopeAnswer
@@ -110,7 +111,9 @@ def create(env: SkillEnvironment) -> FunctionSkill:
 
     async def handle(message: Message, context: SkillContext) -> Sequence[Artifact]:
         lookup = read_lookup(message, "pope_id", "leo-xiv")
-        english = english_name(lookup.query) if lookup.query else None
+        english = (
+            (english_name(lookup.query) or english_question(lookup.query)) if lookup.query else None
+        )
         found = answer(english or lookup.query, lookup.ident, directory)
         if found.antipopes:
             text = "\n".join(antipope_sentence(a) for a in found.antipopes)

@@ -31,7 +31,7 @@ from magisterium_a2a.plugin import (
     text_part,
 )
 from magisterium_a2a.skills.engines import liturgy_engine
-from magisterium_a2a.skills.language.saints import saint_id
+from magisterium_a2a.skills.language.saints import english_query, saint_id
 from magisterium_a2a.skills.liturgy.labels import calendar_name
 from magisterium_a2a.skills.liturgy.martyrology import builtin_martyrology
 from magisterium_a2a.skills.people.popes import builtin_popes
@@ -109,10 +109,14 @@ def create(env: SkillEnvironment) -> FunctionSkill:
             query, ident = lookup.query, lookup.ident
         readable = query is None or len(query) <= MAX_QUERY_CHARS
         if query and readable and ident is None:
-            # A name typed in another language ("San José", "성 요셉") is read as its id.
+            # A name typed in another language ("San José", "성 요셉") is read as its id; a
+            # patronage or a name with another language's titles, as English.
             ident = saint_id(query)
         wanted = (query or ident) and readable
         found = await asyncio.to_thread(search, query or "", ident) if wanted else []
+        if not found and wanted and ident is None and query:
+            english = english_query(query)
+            found = await asyncio.to_thread(search, english) if english else []
         if not found:
             return [context.artifact(ARTIFACT, [text_part(NOT_FOUND)])]
         text = "\n".join(describe(record) for record in found)

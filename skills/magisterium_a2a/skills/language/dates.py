@@ -30,6 +30,7 @@ import re
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
 from functools import cache
+from typing import Any
 
 from magisterium_a2a.skills.language.celebrations import celebration_id, ordinal_sunday
 from magisterium_a2a.skills.language.detect import detect
@@ -84,6 +85,8 @@ def english_form(query: str, today: date) -> str | None:
     if split is None:
         return None
     folded, year = split
+    if year is None:
+        folded, year = _relative_year(folded, today)
     form = matched(folded)
     if not form:
         return None
@@ -94,9 +97,44 @@ def english_form(query: str, today: date) -> str | None:
         return ident.replace("_", " ") + suffix
     if (sunday := ordinal_sunday(form)) is not None:
         return sunday + suffix
+    if year is None and not phrase(folded) and _names_a_topic(folded):
+        return "today"  # "santo del día", "聖人", "bài đọc": what the skill answers, no day
     if (numeric := _cjk_date(text, today)) is not None:
         return numeric
     return _dateparser(text, today)
+
+
+def _relative_year(folded: str, today: date) -> tuple[str, int | None]:
+    """The folded text without a "next year" of ``calendar-words.yaml``, and that year."""
+    padded = f" {folded} "
+    for words, shift in _relative_years():
+        if is_cjk(words) and words in folded:
+            return folded.replace(words, " ", 1), today.year + shift
+        if f" {words} " in padded:
+            return padded.replace(f" {words} ", " ", 1).strip(), today.year + shift
+    return folded, None
+
+
+@cache
+def _relative_years() -> tuple[tuple[str, int], ...]:
+    """(folded phrase, shift in years), longest first."""
+    found = {
+        key(str(words)): int(shift)
+        for shift, phrases in authored("calendar-words")["years"].items()
+        for words in phrases
+    }
+    return tuple(sorted(found.items(), key=lambda item: -len(item[0])))
+
+
+def _names_a_topic(folded: str) -> bool:
+    """The folded text holds a word of ``topic`` (readings, saints ... in our languages)."""
+    padded = f" {folded} "
+    return any((word in folded) if is_cjk(word) else (f" {word} " in padded) for word in _topics())
+
+
+@cache
+def _topics() -> tuple[str, ...]:
+    return tuple(key(str(word)) for word in authored("calendar-words")["topic"])
 
 
 def _relative(matched: str, today: date) -> str | None:
@@ -179,6 +217,23 @@ def _without_fillers(text: str) -> tuple[str, str, str]:
     return " ".join(words[first:]), " ".join(every), " ".join(unwrapped.split())
 
 
+def _searched(text: str, languages: list[str], settings: dict[str, Any]) -> datetime | None:
+    """The one date dateparser's search finds inside a longer query, words of a
+    question around it ("Thánh ngày 24 tháng 11"); None when it finds none or several,
+    or when the query holds a number outside it."""
+    from dateparser.search import search_dates
+
+    try:
+        found = search_dates(text, languages=languages, settings=settings)
+    except (ValueError, TypeError, OverflowError, KeyError, IndexError):
+        return None
+    if not found or len({when.date() for _, when in found}) != 1:
+        return None
+    # Every number of the query is part of the date found: "santo 4 y 5 de octubre" is two.
+    inside = {n for typed, _ in found for n in _NUMBER.findall(typed)}
+    return found[0][1] if set(_NUMBER.findall(text)) <= inside else None
+
+
 def _dateparser(text: str, today: date) -> str | None:
     if len(text) > WORDS_ALONE and not any(c.isdigit() for c in text):
         return None  # no day number, and longer than any word for a day ("pasado mañana")
@@ -199,15 +254,13 @@ def _dateparser(text: str, today: date) -> str | None:
     if detected in DATEPARSER_LANGUAGES:
         first = DATEPARSER_LANGUAGES[detected]
         order = [first, *(code for code in order if code != first)]
-    parser = DateDataParser(
-        languages=order,
-        settings={
-            "RELATIVE_BASE": datetime(today.year, today.month, today.day),
-            "PREFER_DATES_FROM": "current_period",
-            "REQUIRE_PARTS": ["day", "month"],
-            "PARSERS": ["relative-time", "absolute-time"],
-        },
-    )
+    settings = {
+        "RELATIVE_BASE": datetime(today.year, today.month, today.day),
+        "PREFER_DATES_FROM": "current_period",
+        "REQUIRE_PARTS": ["day", "month"],
+        "PARSERS": ["relative-time", "absolute-time"],
+    }
+    parser = DateDataParser(languages=order, settings=settings)
     found = None
     for candidate in dict.fromkeys((text, *_without_fillers(text))):
         try:
@@ -216,6 +269,8 @@ def _dateparser(text: str, today: date) -> str | None:
             found = None
         if found is not None:
             break
+    if found is None and any(c.isdigit() for c in text):
+        found = _searched(text, order, settings)
     if found is None:
         return None
     numbers = [int(n) for n in _NUMBER.findall(text) if len(n) <= 4]

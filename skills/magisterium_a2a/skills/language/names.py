@@ -9,7 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from magisterium_a2a.skills.language.phrases import is_cjk
-from magisterium_a2a.skills.language.scripts import key
+from magisterium_a2a.skills.language.scripts import has_hangul, key
+
+# Korean particles are written against the word before them (교황은, 프란치스코의).
+KOREAN_PARTICLES = frozenset("은는이가을를의")
 
 
 class Stripper:
@@ -33,3 +36,11 @@ class Stripper:
 def unspaced(text: str) -> str:
     """CJK text without its spaces; other text unchanged."""
     return text.replace(" ", "") if is_cjk(text) else text
+
+
+def without_particles(text: str) -> str:
+    """Korean text without the particles that end its words; other text unchanged."""
+    if not has_hangul(text):
+        return text
+    words = [w[:-1] if len(w) > 1 and w[-1] in KOREAN_PARTICLES else w for w in text.split()]
+    return " ".join(w for w in words if w not in KOREAN_PARTICLES)

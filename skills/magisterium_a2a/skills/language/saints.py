@@ -15,8 +15,14 @@ from __future__ import annotations
 from functools import cache
 
 from magisterium_a2a.skills.language.celebrations import variants
-from magisterium_a2a.skills.language.names import Stripper, unspaced
-from magisterium_a2a.skills.language.scripts import clean, key
+from magisterium_a2a.skills.language.names import (
+    KOREAN_PARTICLES,
+    Stripper,
+    unspaced,
+    without_particles,
+)
+from magisterium_a2a.skills.language.phrases import is_cjk
+from magisterium_a2a.skills.language.scripts import clean, has_hangul, key
 from magisterium_a2a.skills.language.tables import authored, romcal_rows
 
 MAX_QUERY_CHARS = 120
@@ -30,6 +36,64 @@ def saint_id(query: str) -> str | None:
     if not form or form in _english() or form in _ambiguous():
         return None
     return _index().get(form)
+
+
+def english_query(query: str) -> str | None:
+    """What the engine should read for a query in another language that names no saint
+    of the tables: a patronage question as "patron of ..." ("santo patrono de las cosas
+    perdidas" is "patron of lost things"), else a Latin-script name without the titles
+    and question words of our languages ("Sainte Bernadette Soubirous" is "bernadette
+    soubirous"); None when there is nothing to translate."""
+    if len(query) > MAX_QUERY_CHARS:
+        return None
+    folded = key(clean(query))
+    patronage = _patronage(folded)
+    if patronage is not None:
+        return f"patron of {patronage}"
+    bare = _titles()(folded)
+    if bare and bare != folded and not is_cjk(bare):
+        return bare
+    return None
+
+
+def _patronage(folded: str) -> str | None:
+    """The English patronage a patron-saint question asks for, or None."""
+    padded = f" {folded} "
+    for word in _patron_words():
+        if is_cjk(word):
+            found = word in folded
+            rest = folded.replace(word, " ", 1)
+        else:
+            found = f" {word} " in padded
+            rest = padded.replace(f" {word} ", " ", 1)
+        if found:
+            return _patronages().get(_patronage_form(rest))
+    return None
+
+
+def _patronage_form(text: str) -> str:
+    return unspaced(without_particles(_patron_fillers()(_titles()(" ".join(text.split())))))
+
+
+@cache
+def _patron_fillers() -> Stripper:
+    words = authored("saints")["patron_fillers"]
+    return Stripper(str(w) for w in words if str(w) not in KOREAN_PARTICLES)
+
+
+@cache
+def _patron_words() -> tuple[str, ...]:
+    words = {key(str(w)) for w in authored("saints")["patron_words"]} - {""}
+    return tuple(sorted(words, key=len, reverse=True))
+
+
+@cache
+def _patronages() -> dict[str, str]:
+    return {
+        _patronage_form(key(str(form))): str(english)
+        for english, forms in authored("saints")["patronages"].items()
+        for form in (english, *forms)
+    }
 
 
 def _form(text: str) -> str:
@@ -51,9 +115,20 @@ def _index() -> dict[str, str]:
     for ident, languages in authored("saints")["saints"].items():
         for names in languages.values():
             for name in names:
-                if form := _form(str(name)):
-                    index[form] = str(ident)
+                for variant in _orders(str(name)):
+                    if form := _form(variant):
+                        index[form] = str(ident)
     return index
+
+
+def _orders(name: str) -> tuple[str, ...]:
+    """A name, and a Korean one of two words also the other way round: Korean Catholics
+    write the baptismal name after the family name or before it (김대건 안드레아,
+    안드레아 김대건)."""
+    words = _titles()(key(clean(name))).split()
+    if len(words) == 2 and has_hangul(name):
+        return (name, f"{words[1]} {words[0]}")
+    return (name,)
 
 
 @cache

@@ -137,6 +137,14 @@ COUNTRY_FIXES: dict[str, str] = {
     # Franciscan protomartyrs of Ceuta (10 October 1227): Ceuta is a city of Spain
     # (Statute of Autonomy of Ceuta, Organic Law 1/1995); the registry says Morocco.
     "mr:1010-septem-martyres-presbyteri-septam": "ES",
+    # Peter To Rot, catechist, killed at Rakunai, New Britain (Holy See Press Office,
+    # canonization of 19 October 2025): Papua New Guinea; the registry says the UK.
+    "mr:0707-petrus-to-rot": "PG",
+    # "MS" read as the island of Montserrat for places in Catalonia and Valencia: Paula
+    # Montal died at Olesa de Montserrat (Holy See, canonization of 25 November 2001); the
+    # Valencian martyrs of 1936 died in Spain (beatification of 11 March 2001).
+    "mr:0226-paula-a-sancto-iosepho-de-calasanz-montal-fornes": "ES",
+    "mr:0918-ambrosius-chulia-ferrandis-et-valentinus-jaunzaras-gomez": "ES",
 }
 # ISO 3166-1 names written as people write them.
 COUNTRY_NAMES = {"PS": "Palestine", "RU": "Russia", "CD": "DR Congo", "CG": "Congo"}

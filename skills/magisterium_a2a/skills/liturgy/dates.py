@@ -122,6 +122,34 @@ FILLER = {
 }
 # Words a query may end with that name no date ("today's Mass readings, please").
 TRAILING = {"please", "thanks", "mass", "readings", "reading"}
+# The words of a question about a day's saints or readings, which name no date. A query
+# the first reading does not read is read again without them, wherever they stand ("saint
+# of the day december 12", "who is the saint for March 17", "when is Easter next year",
+# "Christmas midnight mass readings"), then without the joining words left at its edges.
+# That second reading never matches a celebration fuzzily: what is left must be a date, a
+# relative day or a celebration's name as it is.
+ASKING = frozenset(
+    {
+        "what", "which", "who", "whose", "when", "is", "are", "was", "were", "will", "be",
+        "does", "do", "did", "there", "any", "me", "show", "give", "tell", "get", "find",
+        "list", "want", "need", "know", "please", "thanks", "thank", "you", "i", "can",
+        "could", "celebrated", "celebrate", "celebrates", "celebrating", "honored", "honoured",
+        "remembered", "commemorated", "observed", "kept", "falls", "fall", "date", "day",
+        "saint", "saints", "martyrology", "martyrologies", "reading", "readings",
+        "lectionary", "mass", "masses", "gospel", "gospels", "psalm", "psalms", "liturgy",
+        "liturgical", "catholic", "church", "calendar", "scripture", "scriptures", "bible",
+        "in", "at", "during", "midnight", "dawn", "night", "morning", "evening", "daytime",
+        "daily", "feast", "feasts", "whats", "what's", "celebration", "celebrations",
+    }
+)  # fmt: skip
+EDGE_WORDS = frozenset({"of", "the", "for", "on", "a", "an", "and", "to", "from"})
+# A query made only of asking words, one of them naming what the skills answer ("saint of
+# the day", "mass readings", "what is the gospel"), asks about today.
+TOPIC = frozenset(
+    {"saint", "saints", "martyrology", "reading", "readings", "mass", "gospel", "psalm"}
+)
+# "next year" and its like, as the year they name from today.
+RELATIVE_YEARS = {"next year": 1, "this year": 0, "last year": -1, "coming year": 1}
 RELATIVE_DAYS = {
     "today": 0,
     "tonight": 0,
@@ -189,6 +217,15 @@ class DateQueryParser:
         self._lock = threading.Lock()
 
     def parse(self, query: str, today: date) -> date | None:
+        found = self._read(query, today, fuzzy=True)
+        if found is not None:
+            return found
+        asked = _without_asking(query)
+        if asked:
+            return self._read(asked, today, fuzzy=False)
+        return today if _asks_about_today(query) else None
+
+    def _read(self, query: str, today: date, *, fuzzy: bool) -> date | None:
         slashed = SLASHED.fullmatch(query.strip())
         if slashed:
             found = _slashed(*slashed.groups(), today=today)
@@ -203,14 +240,14 @@ class DateQueryParser:
         if not text:
             return None
         try:
-            found = self._parse(text, today)
+            found = self._parse(text, today, fuzzy=fuzzy)
         except (CalendarError, ValueError, OverflowError):
             return None
         if found is None or not FIRST_YEAR <= found.year <= LAST_YEAR:
             return None
         return found
 
-    def _parse(self, text: str, today: date) -> date | None:
+    def _parse(self, text: str, today: date, *, fuzzy: bool = True) -> date | None:
         if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
             return date.fromisoformat(text)
         if text in RELATIVE_DAYS:
@@ -226,17 +263,21 @@ class DateQueryParser:
         if head and YEAR.fullmatch(last):
             year = int(last)
             text = head
+        for words, shift in RELATIVE_YEARS.items():
+            if year is None and text.endswith(f" {words}"):
+                year = today.year + shift
+                text = text.removesuffix(f" {words}")
         if MONTHS.search(text) and re.search(r"\d", text):
             return _absolute(text, year if year is not None else today.year)
         named = NAMED_DAYS.get(text.removesuffix(" day"))
         if named is not None:
             return _next_named(named, year, today)
-        ident = self._celebration_id(text, today.year)
+        ident = self._celebration_id(text, today.year, fuzzy=fuzzy)
         if ident is not None:
             return self._occurrence(ident, year, today)
         return None
 
-    def _celebration_id(self, text: str, this_year: int) -> str | None:
+    def _celebration_id(self, text: str, this_year: int, *, fuzzy: bool = True) -> str | None:
         proper = PROPER_SUNDAY.match(text)
         if proper:
             number = ORDINALS.get(proper["n"])
@@ -258,7 +299,7 @@ class DateQueryParser:
                 return names[form]
         # A "... Day" no name matched is another kind of day (Mother's Day, Labor Day):
         # only a saint's day goes on to the fuzzy match.
-        if text.endswith(" day") and not bare.startswith("saint"):
+        if not fuzzy or (text.endswith(" day") and not bare.startswith("saint")):
             return None
         if not [w for w in bare.split() if len(w) >= 4 and w not in GENERIC]:
             return None
@@ -292,6 +333,29 @@ class DateQueryParser:
                         names.setdefault(day.temporal_id.replace("_", " "), day.temporal_id)
                 self._names = names
         return self._names
+
+
+def _without_asking(query: str) -> str:
+    """The query without the words of a question (``ASKING``) and the joining words
+    then left at its edges, each word as typed ("1/31/2027" stays whole); "" when
+    nothing was dropped, or nothing is left."""
+    typed = query.split()
+    kept = [word for word in typed if normalise(word) not in ASKING]
+    while kept and normalise(kept[0]) in EDGE_WORDS | FILLER:
+        kept.pop(0)
+    while kept and normalise(kept[-1]) in EDGE_WORDS | TRAILING:
+        kept.pop()
+    return " ".join(kept) if len(kept) < len(typed) else ""
+
+
+def _asks_about_today(query: str) -> bool:
+    """Only asking words, one of them a ``TOPIC`` word: "saint of the day", "readings"."""
+    words = [normalise(word) for word in query.split()]
+    return (
+        bool(words)
+        and all(w in ASKING | EDGE_WORDS for w in words)
+        and any(w in TOPIC for w in words)
+    )
 
 
 def _next_named(rule: Callable[[int], date], year: int | None, today: date) -> date:

@@ -17,7 +17,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from magisterium_a2a.skills.people.clergy import Person, parse_json
-from magisterium_a2a.skills.people.matching import Match, NameIndex, normalise
+from magisterium_a2a.skills.people.matching import ASKS_ABOUT_ANOTHER, Match, NameIndex, normalise
 from magisterium_a2a.skills.people.offices import builtin_offices, with_office
 from magisterium_a2a.skills.people.popes import Pope, PopeIndex
 from magisterium_a2a.skills.people.questions import PopeQuestions
@@ -118,10 +118,13 @@ class PeopleDirectory:
         if (person := self.get(query)) is not None:
             return PersonAnswer(people=[(person, 100.0)])
         cleaned = normalise(query)
+        office = normalise(OFFICE_NOISE.sub(" ", query))
+        if not ASKS_ABOUT_ANOTHER.search(query):
+            cleaned = self._names.without_asking(cleaned)
+            office = self._offices.without_asking(office)
         if not cleaned:
             return PersonAnswer()
         clergy_only = CARDINAL.search(query) is not None
-        office = normalise(OFFICE_NOISE.sub(" ", query))
         for index, asked, fuzzy in (
             (self._names, cleaned, False),
             (self._offices, office, False),
@@ -134,7 +137,24 @@ class PeopleDirectory:
             ranked = self._ranked(found, clergy_only)
             if ranked:
                 return PersonAnswer(people=ranked)
-        return PersonAnswer()
+        return PersonAnswer(people=self._ranked(self._name_and_see(cleaned), clergy_only))
+
+    def _name_and_see(self, cleaned: str) -> list[Match]:
+        """A name said with the person's see, office or birthplace ("Cardinal Zuppi
+        Bologna"): the people the name words find whose position or birthplace holds
+        every other word."""
+        words = cleaned.split()
+        named = [w for w in words if self._names.knows(w)]
+        others = [w for w in words if w not in named]
+        if not named or not others:
+            return []
+        kept = []
+        for match in self._names.fuzzy(" ".join(named)):
+            person = self.people[match.key]
+            said = f"{person.position or ''} {person.birthplace or ''}"
+            if set(others) <= set(normalise(OFFICE_NOISE.sub(" ", said)).split()):
+                kept.append(match)
+        return kept
 
     def _ranked(self, matches: list[Match], clergy_only: bool) -> list[tuple[Person, float]]:
         """Clergy before popes of the same score; only clergy when a cardinal is asked for."""

@@ -75,6 +75,35 @@ QUESTION = re.compile(
     r"(?:\s+(?:is|was|were|are|about))?\s*",
     re.IGNORECASE,
 )
+# The words of a question about a person that no name holds ("when did Pope Francis die",
+# "what was Benedict XVI's real name", "where was Cardinal Tagle born"): dropped from a
+# query, unless a name of the index holds the word (``NameIndex.without_asking``).
+ASKING = frozenset(
+    {
+        "who", "whom", "whose", "what", "which", "when", "where", "how", "why", "is", "was",
+        "were", "are", "be", "been", "did", "does", "do", "has", "had", "have", "become",
+        "became", "real", "birth", "birthday", "birthname", "born", "name", "names", "named",
+        "called",
+        "die", "died", "death", "dead", "alive", "living", "still", "elected", "election",
+        "chosen", "reign", "reigned", "pontificate", "age", "old", "info", "information",
+        "about", "tell", "me", "show", "biography", "bio", "life", "his", "her", "a", "an",
+        "date", "dates", "place", "from", "come", "nationality", "country", "give", "full",
+        "canonized", "canonised", "beatified", "position", "office", "role", "job", "please",
+        "and", "in", "he", "him", "get", "find", "look", "up", "lookup", "search", "for",
+        "birthplace", "hometown", "origin", "ordained", "ordination",
+        "s",  # what a possessive leaves: "Benedict XVI's real name"
+    }
+)  # fmt: skip
+# A question about someone else than the person it names: "which pope canonized John Paul
+# II", "who ordained Cardinal Tagle", "the bishop who consecrated Parolin". Its words are
+# not dropped, so the name search finds no one rather than the person named.
+ASKS_ABOUT_ANOTHER = re.compile(
+    r"\b(?:which|what) (?:popes?|cardinals?|bishops?|archbishops?)\b"
+    r"|\bthe (?:popes?|cardinals?|bishops?|archbishops?) (?:who|that)\b"
+    r"|^who (?:ordained|consecrated|appointed|created|named|made|succeeded|replaced|elected"
+    r"|canonized|canonised|beatified|crowned|excommunicated)\b",
+    re.IGNORECASE,
+)
 ROMAN = re.compile(r"^[ivxlc]+$")
 _NUMERALS = ((50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i"))
 
@@ -176,6 +205,16 @@ class NameIndex:
                             self._with_word[word] = []
                             self._vocabulary.append(word)
                         self._with_word[word].append(index)
+
+    def knows(self, word: str) -> bool:
+        """Whether some name of the index holds this (normalised) word."""
+        return word in self._with_word
+
+    def without_asking(self, query: str) -> str:
+        """The normalised query without the words of a question (``ASKING``) that no name
+        of the index holds."""
+        kept = [w for w in query.split() if w not in ASKING or w in self._with_word]
+        return " ".join(kept)
 
     def exact(self, query: str) -> list[str]:
         """Keys whose some name is exactly the normalised query, in index order."""

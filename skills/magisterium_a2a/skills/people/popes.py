@@ -15,7 +15,12 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from magisterium_a2a.skills.people.dates import DateText, year_of
-from magisterium_a2a.skills.people.matching import NameIndex, normalise, ordinal_of
+from magisterium_a2a.skills.people.matching import (
+    ASKS_ABOUT_ANOTHER,
+    NameIndex,
+    normalise,
+    ordinal_of,
+)
 
 EndOfPontificate = Literal["death", "resignation", "deposition"]
 Status = Literal["saint", "blessed", "venerable"]
@@ -161,6 +166,9 @@ class PopeIndex:
             return PopeAnswer(popes=[(pope, 100.0)], exact=True)
         asks_antipope = "antipope" in query.lower() or "anti pope" in query.lower()
         cleaned = normalise(query.lower().replace("anti-pope", "").replace("antipope", ""))
+        if not ASKS_ABOUT_ANOTHER.search(query):
+            # "which pope canonized John Paul II" asks for another pope than the one named.
+            cleaned = self._names.without_asking(cleaned)
         if not cleaned:
             return PopeAnswer()
         antipopes = [self.antipopes[int(k)] for k in self._antipopes.exact(cleaned)]

@@ -51,12 +51,32 @@ class Council(BaseModel):
     note: str | None
 
 
+class Period(BaseModel):
+    """A period people date a pope by (``periods.yaml``), with its exact bounds."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    name: str
+    aliases: list[str]
+    start: str
+    end: str
+    source: str
+
+
 @dataclass(frozen=True, slots=True)
 class Resolved:
     """The popes a question is about, in order, and one sentence saying why."""
 
     popes: tuple[Pope, ...]
     because: str
+
+
+@cache
+def builtin_periods() -> tuple[Period, ...]:
+    text = files("magisterium_a2a.skills").joinpath("data/people/periods.yaml").read_text("utf-8")
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return tuple(Period.model_validate(entry) for entry in yaml.load(text, Loader=loader))
 
 
 @cache
@@ -107,6 +127,7 @@ _FILLER = frozenset(
         "were", "that", "in", "history",
     )
 )  # fmt: skip
+_DURING = frozenset(("during", "in", "at", "through", "time", "reigned", "reigning"))
 _NOW = frozenset(
     ("current", "present", "reigning", "now", "today", "todays", "latest", "newest", "new")
 )
@@ -133,6 +154,41 @@ _AFTER = (
 _NUMBERED = re.compile(
     r"^(?:the )?(?P<n>\d{1,3})(?:st|nd|rd|th)? pope$|^pope (?:number|no) (?P<m>\d{1,3})$"
 )
+
+
+_HOW_MANY = re.compile(
+    r"^how many (?:roman )?(?:popes|pontiffs)(?: (?:have there been|has there been|have been|"
+    r"were there|are there|there have been|in history|so far|ever|in total))*$"
+)
+_IN_YEAR = re.compile(
+    r"^(?:who (?:was|is|were) )?(?:the )?(?:pope|popes|pontiff)(?: (?:in|during|of))?"
+    r"(?: the year)? (?P<year>\d{3,4})$"
+)
+
+
+_RESIGNED = re.compile(
+    r"^(?:who was |which pope was )?(?:the )?"
+    r"(?:(?P<which>last|latest|most recent|previous|first) )?"
+    r"(?:popes?|pontiffs?) (?:to|who|that) (?:resign|resigned|abdicate|abdicated|renounced)"
+    r"(?: (?:the papacy|office))?(?: before (?P<n>.+))?$"
+)
+_CANONIZED_BY = re.compile(
+    r"^(?:which|what|who) (?:pope )?(?:(?:was it )?that )?(?P<verb>canonized|canonised|beatified) "
+    r"(?:pope )?(?P<n>.+)$"
+)
+
+
+def _year_of(text: str | None) -> int | None:
+    found = re.search(r"\d{3,4}", text or "")
+    return int(found[0]) if found else None
+
+
+def _spans(elected: str | None, ended: str | None, year: int) -> bool:
+    """A pontificate dated by its years holds the year (an open one holds every later
+    year); an undated beginning holds nothing."""
+    start = _year_of(elected)
+    end = _year_of(ended) if ended else None
+    return start is not None and start <= year and (end is None or year <= end)
 
 
 def _names(texts: Iterable[str | None]) -> list[str]:
@@ -168,6 +224,10 @@ class PopeQuestions:
             for name in _names([outer, *inner]):
                 self._documents.append((name, label, author))
         self._documents.sort(key=lambda item: -len(item[0]))
+        self._periods = sorted(
+            ((name, p) for p in builtin_periods() for name in _names([p.name, *p.aliases])),
+            key=lambda item: -len(item[0]),
+        )
 
     def resolve(self, query: str) -> Resolved | None:
         text = plain(query)
@@ -175,9 +235,14 @@ class PopeQuestions:
             return None
         return (
             self._now(text)
+            or self._how_many(text)
+            or self._in_year(text)
+            or self._resigned(text)
+            or self._raised_to_the_altars(text)
             or self._numbered(text)
             or self._succession(text)
             or self._council(text)
+            or self._period(text)
             or self._document(text)
         )
 
@@ -201,6 +266,100 @@ class PopeQuestions:
             (pope,),
             f"The list ends with {pope.name}, whose pontificate ended "
             f"{last.ended or 'on a date not recorded'}; no successor is recorded.",
+        )
+
+    def _how_many(self, text: str) -> Resolved | None:
+        """ "How many popes have there been": the list's count, said with the last pope."""
+        if not _HOW_MANY.match(text):
+            return None
+        number = max(self.by_number)
+        pope = self.by_number[number]
+        return Resolved(
+            (pope,),
+            f"The list of the Roman pontiffs counts {number} pontificates; the "
+            f"{ordinal_suffix(number)} is {pope.name}'s.",
+        )
+
+    def _in_year(self, text: str) -> Resolved | None:
+        """ "Who was pope in 1950": the popes whose pontificate spans the year (several
+        when it changed hands that year; none before the years the list dates)."""
+        found = _IN_YEAR.match(text)
+        if found is None:
+            return None
+        year = int(found["year"])
+        popes = tuple(
+            pope
+            for number in sorted(self.by_number)
+            for pope in [self.by_number[number]]
+            for term in pope.pontificates
+            if term.number == number and _spans(term.elected, term.ended, year)
+        )
+        if not popes:
+            return None
+        if len(popes) == 1:
+            return Resolved(popes, f"In {year} the pope was {popes[0].name}.")
+        names = f"{', '.join(p.name for p in popes[:-1])} and {popes[-1].name}"
+        return Resolved(popes, f"In {year} the popes were {names}.")
+
+    def _resigned(self, text: str) -> Resolved | None:
+        """ "The last pope to resign (before Benedict XVI)", "the first pope to resign",
+        "popes who resigned": from each pontificate's recorded end."""
+        found = _RESIGNED.match(text)
+        if found is None:
+            return None
+        terms = sorted(
+            ((term.number, pope) for pope in self.index.popes for term in pope.pontificates
+             if term.end == "resignation"),
+            key=lambda item: item[0],
+        )  # fmt: skip
+        later = ""
+        if found["n"]:
+            answer = self.index.search(found["n"])
+            if not answer.single:
+                return None
+            named = answer.popes[0][0]
+            before = min(term.number for term in named.pontificates)
+            terms = [(number, pope) for number, pope in terms if number < before]
+            later = f" before {named.name}"
+        if not terms:
+            return None
+        which = found["which"]
+        if which in {"last", "latest", "most recent", "previous"}:
+            pope = terms[-1][1]
+            return Resolved((pope,), f"The last pope to resign{later} was {pope.name}.")
+        if which == "first":
+            pope = terms[0][1]
+            return Resolved((pope,), f"The first pope recorded as resigning was {pope.name}.")
+        popes = tuple({pope.id: pope for _, pope in terms}.values())
+        return Resolved(popes, f"{len(popes)} popes are recorded as having resigned.")
+
+    def _raised_to_the_altars(self, text: str) -> Resolved | None:
+        """ "Which pope canonized John Paul II": the pope reigning on the day of the
+        canonization (or beatification) the list records for the pope named."""
+        found = _CANONIZED_BY.match(text)
+        if found is None:
+            return None
+        answer = self.index.search(found["n"])
+        if not answer.single:
+            return None
+        named = answer.popes[0][0]
+        beatified = found["verb"].startswith("beatif")
+        when = named.beatified if beatified else named.canonized
+        if not when or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", when):
+            return None
+        reigning = [
+            pope
+            for pope in self.index.popes
+            for term in pope.pontificates
+            if term.elected and len(term.elected) == 10 and term.elected <= when
+            and (term.ended is None or when <= term.ended)
+        ]  # fmt: skip
+        if len(reigning) != 1:
+            return None
+        act = "beatified" if beatified else "canonized"
+        return Resolved(
+            (reigning[0],),
+            f"{named.name} was {act} on {when}, under {reigning[0].name}.",
         )
 
     def _numbered(self, text: str) -> Resolved | None:
@@ -275,6 +434,34 @@ class PopeQuestions:
         names = f"{names} and {popes[-1].name}" if names else popes[-1].name
         sentence = f"{title} sat under {names}."
         return Resolved(popes, f"{sentence} {council.note}" if council.note else sentence)
+
+    def _period(self, text: str) -> Resolved | None:
+        """ "The pope during World War II": the pontificates overlapping the period, by
+        their exact dates (a pontificate dated only by years is left out)."""
+        found = next(((n, p) for n, p in self._periods if _contains(text, n)), None)
+        if found is None:
+            return None
+        name, period = found
+        words = set(text.replace(name, " ").split())
+        if not words & {"pope", "popes", "pontiff"} or not words <= _FILLER | _DURING:
+            return None
+        popes = tuple(
+            pope
+            for pope in self.index.popes
+            for term in pope.pontificates
+            if term.elected and len(term.elected) == 10 and term.elected <= period.end
+            and (term.ended is None or period.start <= term.ended)
+        )  # fmt: skip
+        if not popes:
+            return None
+        names = " and ".join(p.name for p in popes)
+        title = f"{period.name} ({period.start} to {period.end})"
+        return Resolved(
+            popes,
+            f"During {title} the pope was {names}."
+            if len(popes) == 1
+            else f"During {title} the popes were {names}.",
+        )
 
     def _document(self, text: str) -> Resolved | None:
         words = set(text.split())

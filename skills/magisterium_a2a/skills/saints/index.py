@@ -277,6 +277,10 @@ class SaintIndex:
 
     def _add_popular(self, row: Popular, by_day: dict[str, Feasts]) -> None:
         person = self._person(row.id)
+        if person is None and row.name:
+            # Canonized since the calendars and the 2004 Martyrology were made: the row is
+            # the record (no feast is given where the General Calendar keeps none).
+            person = self._new(row.id, row.name)
         if person is None:
             return
         for other_id in row.also:
@@ -291,7 +295,12 @@ class SaintIndex:
         if row.name:
             person.name = row.name
         person.boost = POPULAR_WEIGHT
-        person.level = person.level or "saint"
+        if row.level is not None:
+            person.level = None if row.level == "none" else row.level
+        else:
+            person.level = person.level or "saint"
+        person.death = row.died or person.death
+        person.place = row.place or person.place
         for nickname in row.nicknames():
             keys = self._nicknames.setdefault(nickname_key(nickname), [])
             if person.ids[0] not in keys:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from functools import cache
 from importlib.resources import files
+from typing import Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
@@ -19,6 +20,11 @@ class Popular(BaseModel):
     name: str | None = None
     names: tuple[str, ...] = ()
     patron: tuple[str, ...] = ()
+    level: Literal["saint", "blessed", "none"] | None = None
+    """The level as the row's source gives it, where the calendars and the 2004 Martyrology
+    predate it (canonized since); ``none`` for a title of Our Lady, which has none."""
+    died: str | None = None
+    place: str | None = None
     source: str = Field(min_length=8)
 
     def nicknames(self) -> tuple[str, ...]:

@@ -1,0 +1,92 @@
+"""Clergy named or asked for in any of our languages, as the English query
+``person_lookup`` reads: "cardenal Cobo" is "Cardinal cobo", "Erzbischof von
+Köln" "Archbishop of Cologne", "Secretario de Estado del Vaticano" "Secretary of
+State", "菊地功枢機卿" the id ``tarcisio-isao-kikuchi`` (``clergy.yaml``).
+
+The parts are read apart, in any order (CJK writes the see before the title): a
+cardinal's name in another script or a nickname, an office, a title, a see; the
+words of a question around them are dropped; what is left is passed on as typed
+(a Latin-script name: "kardynał Dziwisz" is "Cardinal dziwisz"). A query with
+nothing foreign in it gives None: the engine reads English as it always did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import cache
+
+from magisterium_a2a.skills.language.names import (
+    KOREAN_PARTICLES,
+    Stripper,
+    unspaced,
+    without_particles,
+)
+from magisterium_a2a.skills.language.phrases import is_cjk
+from magisterium_a2a.skills.language.scripts import clean, key
+from magisterium_a2a.skills.language.tables import authored
+
+MAX_QUERY_CHARS = 300
+Forms = tuple[tuple[str, tuple[str, bool]], ...]
+
+
+def english_query(query: str) -> str | None:
+    """The English query (or a person's id) for clergy asked for in another language."""
+    if len(query) > MAX_QUERY_CHARS:
+        return None
+    folded = key(clean(query))
+    person, folded = _take(folded, _forms("names"))
+    office, folded = _take(folded, _forms("offices"))
+    title, folded = _take(folded, _forms("titles"))
+    see, folded = _take(folded, _forms("sees"))
+    rest = unspaced(without_particles(_fillers()(folded)))
+    found = [part for part in (person, office, title, see) if part is not None]
+    if not any(foreign for _, foreign in found):
+        return None
+    if person is not None:
+        return person[0] if not rest else None
+    words = [office[0]] if office is not None else []
+    if title is not None:
+        words.append(title[0])
+    if see is not None:
+        words.append(f"of {see[0]}")
+    if rest:
+        words.append(rest)
+    return " ".join(words)
+
+
+def _take(folded: str, forms: Forms) -> tuple[tuple[str, bool] | None, str]:
+    """The first (longest) form found in the text, and the text without it."""
+    padded = f" {folded} "
+    for form, meaning in forms:
+        if is_cjk(form):
+            if form in folded:
+                return meaning, folded.replace(form, " ", 1)
+        elif f" {form} " in padded:
+            return meaning, padded.replace(f" {form} ", " ", 1).strip()
+    return None, folded
+
+
+@cache
+def _forms(kind: str) -> Forms:
+    """A table's forms, longest first, each with (its English or id, whether foreign)."""
+    table = authored("clergy")[kind]
+    found: dict[str, tuple[str, bool]] = {}
+    for english, forms in table.items():
+        plain = key(str(english))
+        for form in (str(f) for f in forms):
+            for variant in _variants(key(form)):
+                # A person's name is always read (it stands for an id), a title only
+                # when it is not English.
+                found.setdefault(variant, (str(english), kind == "names" or variant != plain))
+    return tuple(sorted(found.items(), key=lambda item: -len(item[0])))
+
+
+def _variants(form: str) -> Iterable[str]:
+    """A form, and a CJK one also without its spaces (users write both)."""
+    return dict.fromkeys((form, unspaced(form))) if form else ()
+
+
+@cache
+def _fillers() -> Stripper:
+    words = authored("clergy")["fillers"]
+    return Stripper(str(w) for w in words if str(w) not in KOREAN_PARTICLES)
