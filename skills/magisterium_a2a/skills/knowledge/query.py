@@ -41,6 +41,7 @@ _SCAFFOLDING = re.compile(
       | (?:can\s+you\s+)?(?:please\s+)?(?:tell|explain\s+to|show)\s+me(?:\s+about)?
       | i\s+(?:want|would\s+like)\s+to\s+know(?:\s+about)?
       | ever | really | actually | exactly
+      | allowed | permitted | permissible | acceptable | okay | ok
     )\b
     """,
     re.IGNORECASE | re.VERBOSE,

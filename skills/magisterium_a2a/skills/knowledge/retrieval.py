@@ -25,7 +25,16 @@ then, in a handler:
   lexical text and the thesaurus's added words).
 - ``kb.terms(text) -> list[str]``: the search terms of a text as the index
   analyses it (lower-cased, stop words dropped, stemmed), to compare a
-  question with a passage the way BM25 does.
+  question with a passage the way BM25 does; ``kb.rarity(terms)`` weighs
+  them (inverse document frequency over the passages).
+- ``kb.by_name(text) -> str | None``: the id of the document the text names
+  exactly (title, short title, catalogue alias; ``titles.py``);
+  ``kb.named(query)`` the documents a query names; ``kb.near_names(text)``
+  documents whose names are close to a misspelt one.
+
+A passage hit carries ``similarity``, the model's cosine between the query and
+the passage when the vector search scored it (None in BM25 mode or below the
+model's floor), so a caller can tell a match in meaning from a match in words.
 
 ``kind`` is one of ``skills.knowledge.model.KINDS``. Scores are comparable only
 within one call: BM25 scores in BM25 mode, fused scores (0 to 1) in hybrid mode.
@@ -42,10 +51,15 @@ natural zero to its best hit (``fuse_scores``); reciprocal-rank fusion
 from __future__ import annotations
 
 import logging
+import math
 from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from rapidfuzz import fuzz, process
+
+from magisterium_a2a.skills.knowledge.catalogue import aliases
 from magisterium_a2a.skills.knowledge.embeddings import EmbeddingsError, VectorIndex
 from magisterium_a2a.skills.knowledge.index import Ranked
 from magisterium_a2a.skills.knowledge.library import knowledge_dir, prepare
@@ -55,6 +69,7 @@ from magisterium_a2a.skills.knowledge.query import Thesaurus, Understood, builti
 from magisterium_a2a.skills.knowledge.semantic import Embedder, EmbedderChoice, choose_embedder
 from magisterium_a2a.skills.knowledge.settings import KnowledgeSettings
 from magisterium_a2a.skills.knowledge.store import Store, StoredPassage
+from magisterium_a2a.skills.knowledge.titles import TitleIndex, derived_names, fold_name
 
 log = logging.getLogger(__name__)
 RRF_K = 60
@@ -62,6 +77,11 @@ MIN_SIMILARITY = 0.25
 Fusion = Literal["rrf", "convex"]
 MAX_CANDIDATES = 4096
 _FETCH_CACHE = 256
+MISSPELT_NAME_SCORE = 90
+"""rapidfuzz ratio (0-100) from which a whole query is taken as a misspelt name."""
+NEAR_NAME_SCORE = 88
+"""rapidfuzz token-set ratio (0-100) from which a name is offered for a misspelt
+one, or for one with words added ("Humanae Vitae encyclical")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +94,8 @@ class PassageHit:
     ref: str | None
     text: str
     score: float
+    similarity: float | None = None
+    """The model's cosine similarity to the query, when the vector search scored it."""
 
     @property
     def cite_id(self) -> str:
@@ -148,6 +170,7 @@ class KnowledgeBase:
         )
         self._thesaurus = Thesaurus(builtin_entries() if self.options.thesaurus else (), self.terms)
         self._vectors: VectorIndex | None = None
+        self._titles: TitleIndex | None = None
         self._fetched: OrderedDict[str, FetchedDocument | None] = OrderedDict()
         self._load_vectors()
 
@@ -183,6 +206,7 @@ class KnowledgeBase:
     def _refresh(self) -> None:
         if self.store.refresh():
             self._fetched.clear()
+            self._titles = None
             self._load_vectors()
 
     @property
@@ -207,9 +231,35 @@ class KnowledgeBase:
             f"BM25 fused with {self._why} ({embedded} of {total} passages have a vector{missing})",
         )
 
+    @property
+    def answer_similarity(self) -> float | None:
+        """The model's cosine similarity from which a passage is taken to address a
+        question in meaning alone (None when the embedder does not say: then
+        only shared words count)."""
+        value = getattr(self.embedder, "answer_similarity", None)
+        return float(value) if isinstance(value, int | float) else None
+
+    @property
+    def support_similarity(self) -> float | None:
+        """The model's cosine from which a passage that holds a good part of a
+        question's words is taken to address it (None when the embedder does not say)."""
+        value = getattr(self.embedder, "support_similarity", None)
+        return float(value) if isinstance(value, int | float) else None
+
     def understand(self, question: str) -> Understood:
-        """The question as searched: scaffolding dropped, thesaurus words added."""
+        """The question as searched: scaffolding dropped, misspelt words read as the
+        library's closest ones, thesaurus words added."""
+        corrected = self.corrections(question)
+        if corrected:
+            question = f"{question} {' '.join(corrected.values())}"
         return self._thesaurus.understand(question)
+
+    def corrections(self, text: str) -> dict[str, str]:
+        """Analysed terms of ``text`` that no passage holds, and the library's
+        terms closest to them in spelling (``index.PassageIndex.correction``)."""
+        index = self.store.index
+        found = {term: index.correction(term) for term in self.terms(text)}
+        return {term: fixed for term, fixed in found.items() if fixed is not None}
 
     # -- reading -------------------------------------------------------------------
 
@@ -248,9 +298,71 @@ class KnowledgeBase:
         """The analysed search terms of a text, in order, without repeats."""
         return self.store.index.terms(text)
 
+    def rarity(self, terms: Iterable[str]) -> dict[str, float]:
+        """Each analysed term's inverse document frequency over the passages
+        (BM25's, so a term in every passage weighs almost nothing)."""
+        total, frequency = self.store.index.num_passages, self.store.index.frequency
+        return {t: math.log(1 + (total - (n := frequency(t)) + 0.5) / (n + 0.5)) for t in terms}
+
+    # -- names ---------------------------------------------------------------------
+
+    @property
+    def titles(self) -> TitleIndex:
+        self._refresh()
+        if self._titles is None:
+            documents = [s.info for s in self.store.documents()]
+            known = aliases()
+            given = [(d.id, d.title) for d in documents]
+            given += [(d.id, name) for d in documents for name in known.get(d.id, ())]
+            derived = [(d.id, name) for d in documents for name in derived_names(d.title, d.ref)]
+            self._titles = TitleIndex(given, derived)
+        return self._titles
+
+    def by_name(self, text: str) -> str | None:
+        """The id of the one document whose title or other name is exactly ``text``
+        (case, accents and punctuation aside)."""
+        return self.titles.exact(text)
+
+    def named(self, query: str) -> list[str]:
+        """The documents a query names (``titles.TitleIndex.named``)."""
+        return self.titles.named(query)
+
+    def _misspelt_name(self, query: str) -> list[str]:
+        """The document whose name the whole query is, but for a letter or two
+        ("humane vitae")."""
+        folded = fold_name(query)
+        if len(folded) < 6:
+            return []
+        found = process.extractOne(
+            folded, self.titles.names(), scorer=fuzz.ratio, score_cutoff=MISSPELT_NAME_SCORE
+        )
+        document_id = None if found is None else self.titles.exact(found[0])
+        return [] if document_id is None else [document_id]
+
+    def near_names(self, text: str, limit: int = 3) -> list[DocumentInfo]:
+        """Documents whose names are close to ``text`` (a misspelt title, a title
+        with a word more): what to offer when nothing has that exact name."""
+        folded = fold_name(text)
+        if len(folded) < 4:
+            return []
+        index = self.titles
+        found = process.extract(
+            folded,
+            index.names(),
+            scorer=fuzz.token_set_ratio,
+            score_cutoff=NEAR_NAME_SCORE,
+            limit=limit * 4,
+        )
+        ids = list(dict.fromkeys(index.exact(name) for name, _, _ in found))
+        infos = self.store.document_infos(i for i in ids if i is not None)
+        return [infos[i] for i in ids if i is not None and i in infos][:limit]
+
     # -- searching -----------------------------------------------------------------
 
-    async def _ranked(self, query: str, candidates: int, kind: str | None) -> Ranked:
+    async def _ranked(
+        self, query: str, candidates: int, kind: str | None
+    ) -> tuple[Ranked, dict[int, float]]:
+        """The fused ranking, and the model's similarity of each passage it scored."""
         self._refresh()
         options = self.options
         understood = self.understand(query)
@@ -260,7 +372,7 @@ class KnowledgeBase:
                 understood.lexical, candidates, kind, expansions=understood.expansions
             )
         if self.embedder is None or self._vectors is None or not options.use_vectors:
-            return lexical
+            return lexical, {}
         try:
             vector = await self.embedder.embed_query(query)
             dense = await self._vectors.search_async(vector, candidates, kind)
@@ -270,25 +382,28 @@ class KnowledgeBase:
             dense = [hit for hit in dense if hit[1] >= MIN_SIMILARITY]
         except EmbeddingsError as exc:
             log.warning("semantic search unavailable for this query, BM25 alone: %s", exc)
-            return lexical
+            return lexical, {}
+        similarities = {pid: score for pid, score, _ in dense}
         if not options.use_lexical:
-            return dense
+            return dense, similarities
         if options.fusion == "rrf":
-            return fuse([lexical, dense])
-        return fuse_scores(lexical, dense, options.lexical_weight)
+            return fuse([lexical, dense]), similarities
+        return fuse_scores(lexical, dense, options.lexical_weight), similarities
 
     async def search_passages(
         self, query: str, *, limit: int = 10, kind: str | None = None
     ) -> list[PassageHit]:
-        ranked = (await self._ranked(query, max(limit * 4, 40), kind))[:limit]
-        return self._hits([(pid, score) for pid, score, _ in ranked])
+        ranked, similarities = await self._ranked(query, max(limit * 4, 40), kind)
+        return self._hits([(pid, score) for pid, score, _ in ranked[:limit]], similarities)
 
     async def search_documents(
         self, query: str, *, limit: int = 10, kind: str | None = None, per_document: int = 1
     ) -> list[DocumentHit]:
+        """Documents best first; a document the query names by title or other
+        name comes first whatever its score ("Humanae Vitae on contraception")."""
         candidates = max(limit * 8, 64)
         while True:
-            ranked = await self._ranked(query, candidates, kind)
+            ranked, similarities = await self._ranked(query, candidates, kind)
             # One long document can fill every candidate slot: widen the net
             # until there are enough distinct documents or no more passages.
             if (
@@ -305,16 +420,39 @@ class KnowledgeBase:
             picks = chosen.setdefault(key, [])
             if len(picks) < per_document:
                 picks.append((pid, score))
-        hits = self._hits([pair for picks in chosen.values() for pair in picks])
+        hits = self._hits([pair for picks in chosen.values() for pair in picks], similarities)
         by_doc: OrderedDict[str, list[PassageHit]] = OrderedDict()
         for hit in hits:
             by_doc.setdefault(hit.document.id, []).append(hit)
-        return [
+        found = [
             DocumentHit(document=found[0].document, score=found[0].score, passages=found)
             for found in by_doc.values()
         ]
+        return self._named_first(query, found, kind)[:limit]
 
-    def _hits(self, ranked: list[tuple[int, float]]) -> list[PassageHit]:
+    def _named_first(
+        self, query: str, found: list[DocumentHit], kind: str | None
+    ) -> list[DocumentHit]:
+        named = self.named(query) or self._misspelt_name(query)
+        if not named:
+            return found
+        top = found[0].score if found else 1.0
+        by_id = {hit.document.id: hit for hit in found}
+        first: list[DocumentHit] = []
+        for document_id in named:
+            hit = by_id.pop(document_id, None)
+            if hit is None:
+                stored = self.store.passage_at(document_id, 0)
+                info = self.store.document_infos([document_id]).get(document_id)
+                if stored is None or info is None or (kind is not None and info.kind != kind):
+                    continue
+                hit = DocumentHit(info, top, [_hit(stored, info, top)])
+            first.append(hit)
+        return first + [hit for hit in found if hit.document.id in by_id]
+
+    def _hits(
+        self, ranked: list[tuple[int, float]], similarities: dict[int, float] | None = None
+    ) -> list[PassageHit]:
         stored = self.store.passages([pid for pid, _ in ranked])
         infos = self.store.document_infos(p.document_id for p in stored.values())
         hits: list[PassageHit] = []
@@ -322,11 +460,14 @@ class KnowledgeBase:
             passage = stored.get(pid)
             info = infos.get(passage.document_id) if passage is not None else None
             if passage is not None and info is not None:
-                hits.append(_hit(passage, info, score))
+                similarity = (similarities or {}).get(pid)
+                hits.append(_hit(passage, info, score, similarity))
         return hits
 
 
-def _hit(passage: StoredPassage, info: DocumentInfo, score: float) -> PassageHit:
+def _hit(
+    passage: StoredPassage, info: DocumentInfo, score: float, similarity: float | None = None
+) -> PassageHit:
     return PassageHit(
         document=info,
         ordinal=passage.ordinal,
@@ -334,6 +475,7 @@ def _hit(passage: StoredPassage, info: DocumentInfo, score: float) -> PassageHit
         ref=passage.ref,
         text=passage.text,
         score=score,
+        similarity=similarity,
     )
 
 
