@@ -53,7 +53,7 @@ from __future__ import annotations
 import logging
 import math
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -61,9 +61,10 @@ from rapidfuzz import fuzz, process
 
 from magisterium_a2a.skills.knowledge.catalogue import aliases
 from magisterium_a2a.skills.knowledge.embeddings import EmbeddingsError, VectorIndex
+from magisterium_a2a.skills.knowledge.glossary import builtin as builtin_glossary
 from magisterium_a2a.skills.knowledge.index import Ranked
+from magisterium_a2a.skills.knowledge.languages import SURE_FOREIGN, detect
 from magisterium_a2a.skills.knowledge.library import knowledge_dir, prepare
-from magisterium_a2a.skills.knowledge.local_embeddings import LocalEmbedder
 from magisterium_a2a.skills.knowledge.model import Document, DocumentInfo
 from magisterium_a2a.skills.knowledge.query import Thesaurus, Understood, builtin_entries
 from magisterium_a2a.skills.knowledge.semantic import Embedder, EmbedderChoice, choose_embedder
@@ -76,6 +77,16 @@ RRF_K = 60
 MIN_SIMILARITY = 0.25
 Fusion = Literal["rrf", "convex"]
 MAX_CANDIDATES = 4096
+ENGLISH_MODEL = (None, "en")
+"""Questions the English model reads: English, and those too short to tell."""
+MAX_KNOWN_SHARE = 0.5
+"""A question lingua calls foreign is read as such when fewer than this share of
+its words occur in the library ("Vatican II on the liturgy", which lingua's fast
+mode may call Italian, stays English) ..."""
+MAX_KNOWN_SHARE_WHEN_SURE = 0.9
+"""... or, when lingua is sure, unless nearly all of them do (French shares many
+words with English and Latin; "artificial intelligence", which lingua is sure is
+French, does not)."""
 _FETCH_CACHE = 256
 MISSPELT_NAME_SCORE = 90
 """rapidfuzz ratio (0-100) from which a whole query is taken as a misspelt name."""
@@ -149,6 +160,10 @@ class RetrievalOptions:
     """Convex fusion: weight of the BM25 score (each list scaled to its best hit)."""
     use_lexical: bool = True
     use_vectors: bool = True
+    cross_lingual_weights: tuple[float, float, float] = (0.5, 0.25, 0.25)
+    """A question in another language: the weights of BM25 over its gloss, of the
+    cross-lingual model's reading of it, and of the English model's reading of
+    the gloss."""
 
 
 class KnowledgeBase:
@@ -161,15 +176,19 @@ class KnowledgeBase:
         *,
         why: str = "",
         options: RetrievalOptions | None = None,
+        cross_lingual: Embedder | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
+        self.cross_lingual = cross_lingual
+        """The model for questions not in English; None: ``embedder`` reads them too."""
         self.options = options or RetrievalOptions()
         self._why = why or (
             "no embedding model" if embedder is None else f"{embedder.model} ({embedder.url})"
         )
         self._thesaurus = Thesaurus(builtin_entries() if self.options.thesaurus else (), self.terms)
         self._vectors: VectorIndex | None = None
+        self._cross_vectors: VectorIndex | None = None
         self._titles: TitleIndex | None = None
         self._fetched: OrderedDict[str, FetchedDocument | None] = OrderedDict()
         self._load_vectors()
@@ -183,25 +202,32 @@ class KnowledgeBase:
         # The in-process model embeds the catalogue at first start (its shipped
         # vectors, in practice); an endpoint is never called at start-up:
         # ``documents embed`` does that work.
-        local = choice.embedder if isinstance(choice.embedder, LocalEmbedder) else None
-        prepare(settings, local)
+        prepare(settings, *choice.local)
         store = Store(knowledge_dir(settings), readonly=True)
         if options is None:
             options = RetrievalOptions(thesaurus=settings.search_thesaurus)
-        return cls(store, choice.embedder, why=choice.reason, options=options)
+        return cls(
+            store,
+            choice.embedder,
+            why=choice.reason,
+            options=options,
+            cross_lingual=choice.cross_lingual,
+        )
 
     async def aclose(self) -> None:
-        if self.embedder is not None:
-            await self.embedder.aclose()
+        for embedder in (self.embedder, self.cross_lingual):
+            if embedder is not None:
+                await embedder.aclose()
         self.store.close()
 
     # -- state ---------------------------------------------------------------------
 
     def _load_vectors(self) -> None:
-        self._vectors = None
-        if self.embedder is None:
-            return
-        self._vectors = VectorIndex.load(self.store.vectors(self.embedder.model))
+        self._vectors = self._cross_vectors = None
+        if self.embedder is not None:
+            self._vectors = VectorIndex.load(self.store.vectors(self.embedder.model))
+        if self.cross_lingual is not None:
+            self._cross_vectors = VectorIndex.load(self.store.vectors(self.cross_lingual.model))
 
     def _refresh(self) -> None:
         if self.store.refresh():
@@ -226,25 +252,54 @@ class KnowledgeBase:
             if embedded < total
             else ""
         )
+        cross = ""
+        if self.cross_lingual is not None:
+            count = 0 if self._cross_vectors is None else len(self._cross_vectors)
+            cross = (
+                f"; questions in other languages use {self.cross_lingual.model} "
+                f"({count} of {total} passages have its vector)"
+            )
         return SearchMode(
             "hybrid",
-            f"BM25 fused with {self._why} ({embedded} of {total} passages have a vector{missing})",
+            f"BM25 fused with {self._why} ({embedded} of {total} passages have a vector"
+            f"{missing}){cross}",
         )
 
-    @property
-    def answer_similarity(self) -> float | None:
-        """The model's cosine similarity from which a passage is taken to address a
-        question in meaning alone (None when the embedder does not say: then
-        only shared words count)."""
-        value = getattr(self.embedder, "answer_similarity", None)
-        return float(value) if isinstance(value, int | float) else None
+    def route(self, query: str) -> tuple[Embedder | None, VectorIndex | None]:
+        """The model that reads this query, and its vectors: the cross-lingual one
+        for a question detected in another language than English, the English
+        one otherwise."""
+        cross, vectors = self.cross_lingual, self._cross_vectors
+        if cross is not None and vectors is not None and self.foreign(query):
+            return cross, vectors
+        return self.embedder, self._vectors
 
-    @property
-    def support_similarity(self) -> float | None:
-        """The model's cosine from which a passage that holds a good part of a
-        question's words is taken to address it (None when the embedder does not say)."""
-        value = getattr(self.embedder, "support_similarity", None)
-        return float(value) if isinstance(value, int | float) else None
+    def foreign(self, query: str) -> bool:
+        """Whether a query is in another language than English: lingua says so,
+        and most of its words are unknown to the library (so "Vatican II on the
+        liturgy", which lingua's fast mode may call Italian, stays English)."""
+        language, confidence = detect(query)
+        if language == "en":
+            return False
+        terms = self.terms(query)
+        if not terms:
+            return True
+        index = self.store.index
+        share = sum(index.frequency(term) > 0 for term in terms) / len(terms)
+        if language is not None and confidence >= SURE_FOREIGN:
+            return share < MAX_KNOWN_SHARE_WHEN_SURE
+        return share < MAX_KNOWN_SHARE
+
+    def floors(self, query: str) -> tuple[float | None, float | None]:
+        """The cosines of the model that reads ``query`` from which a passage
+        addresses it in meaning alone, and with a good part of its words (None
+        where the model does not say: then only shared words count)."""
+        embedder = self.route(query)[0]
+        found = []
+        for name in ("answer_similarity", "support_similarity"):
+            value = getattr(embedder, name, None)
+            found.append(float(value) if isinstance(value, int | float) else None)
+        return found[0], found[1]
 
     def understand(self, question: str) -> Understood:
         """The question as searched: scaffolding dropped, misspelt words read as the
@@ -359,27 +414,62 @@ class KnowledgeBase:
 
     # -- searching -----------------------------------------------------------------
 
+    def concepts(self, query: str) -> list[str]:
+        """What a query the cross-lingual model reads asks about, as the English
+        cells of the glossary's rows (``glossary.py``: "contraception, birth
+        control pill"); empty for one read in English or that nothing glosses."""
+        if self.cross_lingual is None or self.route(query)[0] is self.embedder:
+            return []
+        # Every language's forms: lingua's fast mode confuses close languages
+        # (Italian read as Latin or Portuguese), and the glossary's forms do not
+        # collide across them.
+        return builtin_glossary().concepts(query, None)
+
+    def gloss(self, query: str) -> str:
+        """The query's concepts in the sources' English words, or ""."""
+        return "; ".join(self.concepts(query))
+
+    def reading(self, query: str) -> str:
+        """The text searched the English way: the query itself, or, for one the
+        cross-lingual model reads, its gloss in the sources' English words
+        (``glossary.py``) with the query's own words (names, Latin titles)."""
+        gloss = self.gloss(query)
+        return f"{gloss}; {query}" if gloss else query
+
+    async def _dense(
+        self, embedder: Embedder, vectors: VectorIndex, text: str, candidates: int, kind: str | None
+    ) -> Ranked:
+        vector = await embedder.embed_query(text)
+        dense = await vectors.search_async(vector, candidates, kind)
+        # Every passage is somebody's nearest neighbour: below its floor the model
+        # is only saying "nothing here" (measured for the English model: nonsense
+        # queries score 0.1-0.2, expected documents 0.31 and up).
+        zero = floor_of(embedder)
+        return [hit for hit in dense if hit[1] >= zero]
+
     async def _ranked(
         self, query: str, candidates: int, kind: str | None
     ) -> tuple[Ranked, dict[int, float]]:
-        """The fused ranking, and the model's similarity of each passage it scored."""
+        """The fused ranking, and the similarity of each passage the model that
+        reads the query scored."""
         self._refresh()
         options = self.options
-        understood = self.understand(query)
+        embedder, vectors = self.route(query)
+        reading = self.reading(query)
+        understood = self.understand(reading)
         lexical: Ranked = []
-        if options.use_lexical or self._vectors is None or self.embedder is None:
+        if options.use_lexical or vectors is None or embedder is None:
             lexical = self.store.index.search(
                 understood.lexical, candidates, kind, expansions=understood.expansions
             )
-        if self.embedder is None or self._vectors is None or not options.use_vectors:
+        if embedder is None or vectors is None or not options.use_vectors:
             return lexical, {}
         try:
-            vector = await self.embedder.embed_query(query)
-            dense = await self._vectors.search_async(vector, candidates, kind)
-            # Every passage is somebody's nearest neighbour: below this similarity
-            # the model is only saying "nothing here" (measured: nonsense queries
-            # score 0.1-0.2, expected documents of the evaluation set 0.31 and up).
-            dense = [hit for hit in dense if hit[1] >= MIN_SIMILARITY]
+            dense = await self._dense(embedder, vectors, query, candidates, kind)
+            glossed: Ranked = []
+            english, english_vectors = self.embedder, self._vectors
+            if reading != query and english is not None and english_vectors is not None:
+                glossed = await self._dense(english, english_vectors, reading, candidates, kind)
         except EmbeddingsError as exc:
             log.warning("semantic search unavailable for this query, BM25 alone: %s", exc)
             return lexical, {}
@@ -387,8 +477,20 @@ class KnowledgeBase:
         if not options.use_lexical:
             return dense, similarities
         if options.fusion == "rrf":
-            return fuse([lexical, dense]), similarities
-        return fuse_scores(lexical, dense, options.lexical_weight), similarities
+            return fuse([lexical, dense, glossed]), similarities
+        if not glossed and english is embedder:
+            return fuse_scores(lexical, dense, options.lexical_weight, floor_of(embedder)), (
+                similarities
+            )
+        # A question in another language: its gloss in BM25 and in the English
+        # model, and the cross-lingual model's reading of the question itself.
+        lexical_weight, cross_weight, gloss_weight = options.cross_lingual_weights
+        parts = [
+            (lexical, lexical_weight, 0.0),
+            (dense, cross_weight, floor_of(embedder)),
+            (glossed, gloss_weight, MIN_SIMILARITY),
+        ]
+        return fuse_many(parts), similarities
 
     async def search_passages(
         self, query: str, *, limit: int = 10, kind: str | None = None
@@ -491,10 +593,24 @@ def fuse(rankings: list[Ranked], k: int = RRF_K) -> Ranked:
     return [(pid, score, keys[pid]) for pid, score in ordered]
 
 
-def fuse_scores(lexical: Ranked, dense: Ranked, lexical_weight: float) -> Ranked:
-    """Convex fusion: each list's scores scaled from its natural zero to its best
-    hit (BM25 from 0; cosine from ``MIN_SIMILARITY``, where the model says
-    "unrelated"), then weighted and added.
+def floor_of(embedder: Embedder) -> float:
+    """The cosine below which the model says "unrelated" (its ``min_similarity``,
+    else the English model's measured 0.25)."""
+    value = getattr(embedder, "min_similarity", None)
+    return float(value) if isinstance(value, int | float) else MIN_SIMILARITY
+
+
+def fuse_scores(
+    lexical: Ranked, dense: Ranked, lexical_weight: float, zero: float = MIN_SIMILARITY
+) -> Ranked:
+    """Convex fusion of BM25 and one model's cosines (``fuse_many``)."""
+    return fuse_many([(lexical, lexical_weight, 0.0), (dense, 1.0 - lexical_weight, zero)])
+
+
+def fuse_many(lists: Sequence[tuple[Ranked, float, float]]) -> Ranked:
+    """Convex fusion of (ranking, weight, zero) lists: each list's scores scaled
+    from its natural zero to its best hit (BM25 from 0; a cosine from the floor
+    where its model says "unrelated"), then weighted and added.
 
     Unlike reciprocal ranks, a passage the model finds much closer than the
     rest keeps its lead (RRF demoted such hits behind passages middling in both
@@ -504,7 +620,6 @@ def fuse_scores(lexical: Ranked, dense: Ranked, lexical_weight: float) -> Ranked
     """
     scores: dict[int, float] = {}
     keys: dict[int, int] = {}
-    lists = ((lexical, lexical_weight, 0.0), (dense, 1.0 - lexical_weight, MIN_SIMILARITY))
     for ranking, weight, zero in lists:
         if not ranking:
             continue

@@ -44,6 +44,8 @@ NEAR_BEST_COVERAGE = 0.7
 """A source holds at least this share of the best source's coverage: once one
 passage speaks of communion received in the hand, one that only mentions the
 laying on of a hand does not address the question."""
+FRAMING = frozenset({"Church", "Catholic", "pope", "encyclical"})
+"""Glossary concepts that frame a question rather than say what it asks."""
 FILLERS = frozenset({"get", "got", "make", "made", "still", "t", "s", "d", "ll", "re", "ve", "m"})
 """Words of a question's form that the index keeps ("how do I get", "can't")."""
 STEM_PREFIX = 4
@@ -55,9 +57,10 @@ brought it in ("religious liberty" answered by a passage on religious freedom),
 when it is at least as specific as that term (weighs as much): "sacrament" does
 not stand for "communion"."""
 
-Weighed = dict[str, tuple[float, tuple[frozenset[str], ...]]]
-"""Each search term of a question: its weight, and the term sets of the thesaurus
-phrases that stand for it."""
+Weighed = dict[str, tuple[float, tuple[frozenset[str], ...], tuple[frozenset[str], ...]]]
+"""What a question asks, piece by piece: each piece's weight, the term sets any of
+which holds it fully (the term itself; for a question in another language, any
+English phrase of a glossary row), and the thesaurus phrases that stand for it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +83,21 @@ class QAEngine:
 
     def weighed(self, query: str) -> Weighed:
         """Each search term of the question: its weight (rarity), and the thesaurus
-        phrases that term alone brings in, as specific as it is."""
+        phrases that term alone brings in, as specific as it is. A question in
+        another language weighs the glossary's concepts it names instead: a row
+        is held by any of its English phrases, and weighs as its rarest word."""
+        concepts = self.kb.concepts(query)
+        # "What does the pope say about…": who is asked is framing, not the topic.
+        concepts = [c for c in concepts if c not in FRAMING] or concepts
+        if concepts:
+            found: Weighed = {}
+            for concept in concepts:
+                phrases = [frozenset(self.kb.terms(p)) for p in concept.split(",")]
+                phrases = [p for p in phrases if p]
+                if phrases:
+                    weight = max(self.kb.rarity(frozenset().union(*phrases)).values())
+                    found[concept] = (weight, tuple(phrases), ())
+            return found
         stripped = strip_scaffolding(query)
         fixed = self.kb.corrections(stripped)
         terms = list(
@@ -97,25 +114,30 @@ class QAEngine:
                 words = frozenset(self.kb.terms(phrase))
                 if words and sum(self.kb.rarity(words).values()) >= weight:
                     phrases.append(words)
-            own[term] = (weight, tuple(phrases))
+            own[term] = (weight, (frozenset({term}),), tuple(phrases))
         return own
 
     def coverage(self, hit: PassageHit, weighed: Weighed) -> float:
         """The share of the question's term weight the passage holds (0 to 1)."""
-        total = sum(weight for weight, _ in weighed.values())
+        total = sum(weight for weight, _, _ in weighed.values())
         seen = set(self.kb.terms(f"{hit.document.title}\n{hit.heading or ''}\n{hit.text}"))
+
+        def holds(phrases: tuple[frozenset[str], ...]) -> bool:
+            return any(all(_holds(seen, word) for word in phrase) for phrase in phrases)
+
         held = 0.0
-        for term, (weight, phrases) in weighed.items():
-            if _holds(seen, term):
+        for weight, exact, thesaurus in weighed.values():
+            if holds(exact):
                 held += weight
-            elif any(all(_holds(seen, word) for word in phrase) for phrase in phrases):
+            elif holds(thesaurus):
                 held += THESAURUS_CREDIT * weight
         return held / total if total > 0 else 0.0
 
     def asked(self, question: str, query: str) -> str:
         """What a source must address: a follow-up's own words ("and what does it
         say about rest?") when it has some, not the earlier question carried into
-        its retrieval query; otherwise the query."""
+        its retrieval query; otherwise the query. A question in another language
+        is weighed in the sources' English words (``weighed``)."""
         if query != question and self.weighed(question):
             return question
         return query
@@ -125,7 +147,7 @@ class QAEngine:
         of the question's weight in words or close to it in meaning (the model's
         own floor, where the model has one)."""
         best = max((hit.score for hit in hits), default=0.0)
-        close, near = self.kb.answer_similarity, self.kb.support_similarity
+        close, near = self.kb.floors(query)
         weighed = self.weighed(query)
         candidates = [hit for hit in hits if hit.score >= MIN_SCORE_SHARE * best]
         covered = {hit.cite_id: self.coverage(hit, weighed) for hit in candidates}

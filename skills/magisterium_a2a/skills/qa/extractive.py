@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from magisterium_a2a.skills.knowledge.model import DocumentInfo
 from magisterium_a2a.skills.knowledge.retrieval import KnowledgeBase, PassageHit
 from magisterium_a2a.skills.qa.conversation import Turn
+from magisterium_a2a.skills.qa.languages import quoted_note
 from magisterium_a2a.skills.qa.provider import AnswerRequest, Draft, Source
 from magisterium_a2a.skills.qa.sentences import whole_sentences
 
@@ -151,8 +152,9 @@ class ExtractiveProvider:
         return None
 
     async def answer(self, request: AnswerRequest) -> Draft:
-        terms = set(self.kb.terms(request.query))
-        paragraphs = [INTRO]
+        terms = set(self.kb.terms(self.kb.gloss(request.query) or request.query))
+        note = quoted_note(request.question) if self.kb.foreign(request.question) else None
+        paragraphs = [INTRO] if note is None else [note, INTRO]
         # Passages that are all objection come last: they say what the author denies.
         ordered = sorted(request.sources, key=only_objections)
         quoted = sorted(ordered[:QUOTED_SOURCES], key=lambda source: source.number)
