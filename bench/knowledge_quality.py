@@ -4,6 +4,10 @@ for BM25, vector, hybrid (two fusions) and the default configuration; and how
 often catholic_qa's extractive provider cites an expected document.
 
     .venv/bin/python -m bench.knowledge_quality [--data-dir /tmp/kb-eval] [--rounds 3]
+    .venv/bin/python -m bench.knowledge_quality --languages [es ja ...]   # issue 20
+
+``--languages`` scores the default configuration on the set's translations
+(``bench/knowledge_eval_i18n/<lang>.yaml``), one row per language, English first.
 
 The store (refdata Summa, Cyprian and Trent, plus the built-in catalogue, with
 the in-process model's vectors) is built on first use in --data-dir, outside
@@ -36,6 +40,7 @@ from magisterium_a2a.skills.qa.engine import QAEngine
 from magisterium_a2a.skills.qa.extractive import ExtractiveProvider
 
 EVAL = Path(__file__).resolve().parent / "knowledge_eval.yaml"
+TRANSLATIONS = Path(__file__).resolve().parent / "knowledge_eval_i18n"
 REFDATA = Path(__file__).resolve().parents[1].parent / "shared" / "refdata"
 
 
@@ -133,7 +138,12 @@ async def run(settings: KnowledgeSettings, rounds: int, qa: bool, path: Path = E
     kbs: dict[str, KnowledgeBase] = {}
     misses: dict[str, list[str]] = {}
     for name, options, semantic in configs:
-        kb = KnowledgeBase(store, choice.embedder if semantic else None, options=options)
+        kb = KnowledgeBase(
+            store,
+            choice.embedder if semantic else None,
+            options=options,
+            cross_lingual=choice.cross_lingual if semantic else None,
+        )
         kbs[name] = kb
         result, (p50, p99) = await score(kb, items, rounds)
         misses[name] = result.misses or []
@@ -155,6 +165,31 @@ async def run(settings: KnowledgeSettings, rounds: int, qa: bool, path: Path = E
             f"default {after}/{n}"
         )
     store.close()
+
+
+async def languages(settings: KnowledgeSettings, rounds: int, wanted: list[str]) -> None:
+    """recall@3, recall@10, MRR and latency of the default configuration, per language."""
+    kb = KnowledgeBase.open(settings)
+    print(f"search mode: {kb.mode.reason}\n")
+    print("| language | recall@3 | recall@10 | MRR | p50 ms | p99 ms |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    codes = ["en", *sorted(p.stem for p in TRANSLATIONS.glob("*.yaml"))]
+    misses: dict[str, list[str]] = {}
+    for code in codes:
+        if wanted and code not in wanted:
+            continue
+        items = questions(EVAL if code == "en" else TRANSLATIONS / f"{code}.yaml")
+        result, (p50, p99) = await score(kb, items, rounds)
+        n = len(items)
+        misses[code] = result.misses or []
+        print(
+            f"| {code} | {result.at3}/{n} ({100 * result.at3 / n:.0f}%) | "
+            f"{result.at10}/{n} ({100 * result.at10 / n:.0f}%) | {result.rr / n:.3f} | "
+            f"{p50:.1f} | {p99:.1f} |"
+        )
+    for code, missed in misses.items():
+        print(f"\nmissed at 3 ({code}): " + "; ".join(missed))
+    await kb.aclose()
 
 
 FIRST_START = """
@@ -197,12 +232,18 @@ def main() -> None:
     parser.add_argument("--no-qa", action="store_true")
     parser.add_argument("--first-start", type=int, default=0, metavar="ROUNDS")
     parser.add_argument("--eval", type=Path, default=EVAL, help="the questions (YAML)")
+    parser.add_argument(
+        "--languages", nargs="*", metavar="CODE", help="score the translations (all if none named)"
+    )
     args = parser.parse_args()
     if args.first_start:
         first_start(args.first_start)
         return
     settings = KnowledgeSettings(_env_file=None, data_dir=args.data_dir)  # type: ignore[call-arg]
     build(settings)
+    if args.languages is not None:
+        asyncio.run(languages(settings, args.rounds, args.languages))
+        return
     asyncio.run(run(settings, args.rounds, not args.no_qa, args.eval))
 
 
