@@ -167,9 +167,11 @@ async def run(settings: KnowledgeSettings, rounds: int, qa: bool, path: Path = E
     store.close()
 
 
-async def languages(settings: KnowledgeSettings, rounds: int, wanted: list[str]) -> None:
+async def languages(
+    settings: KnowledgeSettings, rounds: int, wanted: list[str], glossary: bool = True
+) -> None:
     """recall@3, recall@10, MRR and latency of the default configuration, per language."""
-    kb = KnowledgeBase.open(settings)
+    kb = KnowledgeBase.open(settings, RetrievalOptions(glossary=glossary))
     print(f"search mode: {kb.mode.reason}\n")
     print("| language | recall@3 | recall@10 | MRR | p50 ms | p99 ms |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
@@ -235,6 +237,9 @@ def main() -> None:
     parser.add_argument(
         "--languages", nargs="*", metavar="CODE", help="score the translations (all if none named)"
     )
+    parser.add_argument(
+        "--no-glossary", action="store_true", help="with --languages: the model and BM25 alone"
+    )
     args = parser.parse_args()
     if args.first_start:
         first_start(args.first_start)
@@ -242,7 +247,7 @@ def main() -> None:
     settings = KnowledgeSettings(_env_file=None, data_dir=args.data_dir)  # type: ignore[call-arg]
     build(settings)
     if args.languages is not None:
-        asyncio.run(languages(settings, args.rounds, args.languages))
+        asyncio.run(languages(settings, args.rounds, args.languages, not args.no_glossary))
         return
     asyncio.run(run(settings, args.rounds, not args.no_qa, args.eval))
 

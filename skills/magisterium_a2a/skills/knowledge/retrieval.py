@@ -160,6 +160,9 @@ class RetrievalOptions:
     """Convex fusion: weight of the BM25 score (each list scaled to its best hit)."""
     use_lexical: bool = True
     use_vectors: bool = True
+    glossary: bool = True
+    """Read questions in other languages through the glossary (off: the
+    cross-lingual model and BM25 over the question's own words alone)."""
     cross_lingual_weights: tuple[float, float, float] = (0.5, 0.25, 0.25)
     """A question in another language: the weights of BM25 over its gloss, of the
     cross-lingual model's reading of it, and of the English model's reading of
@@ -418,7 +421,9 @@ class KnowledgeBase:
         """What a query the cross-lingual model reads asks about, as the English
         cells of the glossary's rows (``glossary.py``: "contraception, birth
         control pill"); empty for one read in English or that nothing glosses."""
-        if self.cross_lingual is None or self.route(query)[0] is self.embedder:
+        if not self.options.glossary or self.cross_lingual is None:
+            return []
+        if self.route(query)[0] is self.embedder:
             return []
         # Every language's forms: lingua's fast mode confuses close languages
         # (Italian read as Latin or Portuguese), and the glossary's forms do not
