@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from magisterium_a2a.server.config import Settings
-from magisterium_a2a.skills.knowledge import multilingual
+from magisterium_a2a.skills.knowledge import local_embeddings, multilingual
 from magisterium_a2a.skills.knowledge.glossary import Glossary, parse
 from magisterium_a2a.skills.knowledge.languages import language_of
 from magisterium_a2a.skills.knowledge.local_embeddings import ModelUnavailable
@@ -152,3 +152,6 @@ def test_weights_that_are_not_the_pinned_file_are_refused(tmp_path: Path) -> Non
     forged = tmp_path / "model.onnx"
     forged.write_bytes(b"not the model")
     assert not multilingual._verified(forged)
+    # The English model's file is pinned the same way.
+    assert local_embeddings._verified(local_embeddings.model_files().weights)
+    assert not local_embeddings._verified(forged)

