@@ -125,5 +125,16 @@ class Thesaurus:
                         added[word] = None
         return tuple(added)
 
+    def fired(self, question: str) -> list[tuple[frozenset[str], tuple[str, ...]]]:
+        """Each trigger the question holds (its analysed terms) with the words its
+        entry adds: which of the reader's words a thesaurus word stands for."""
+        terms = set(self._analyse(question))
+        return [
+            (trigger, words)
+            for triggers, words in self._rules
+            for trigger in triggers
+            if trigger <= terms
+        ]
+
     def understand(self, question: str) -> Understood:
         return Understood(question, strip_scaffolding(question), self.expansions(question))

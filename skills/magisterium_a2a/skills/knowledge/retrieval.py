@@ -312,6 +312,16 @@ class KnowledgeBase:
             question = f"{question} {' '.join(corrected.values())}"
         return self._thesaurus.understand(question)
 
+    def synonyms(self, text: str) -> dict[str, tuple[str, ...]]:
+        """For each analysed term of ``text``, the thesaurus words of every entry
+        one of whose triggers holding that term the text fires ("birth control":
+        both "birth" and "control" stand to gain "contraception")."""
+        found: dict[str, dict[str, None]] = {}
+        for trigger, words in self._thesaurus.fired(text):
+            for term in trigger:
+                found.setdefault(term, {}).update(dict.fromkeys(words))
+        return {term: tuple(words) for term, words in found.items()}
+
     def corrections(self, text: str) -> dict[str, str]:
         """Analysed terms of ``text`` that no passage holds, and the library's
         terms closest to them in spelling (``index.PassageIndex.correction``)."""

@@ -83,7 +83,7 @@ class QAEngine:
 
     def weighed(self, query: str) -> Weighed:
         """Each search term of the question: its weight (rarity), and the thesaurus
-        phrases that term alone brings in, as specific as it is. A question in
+        phrases of the entries it helps trigger, as specific as it is. A question in
         another language weighs the glossary's concepts it names instead: a row
         is held by any of its English phrases, and weighs as its rarest word."""
         concepts = self.kb.concepts(query)
@@ -104,13 +104,11 @@ class QAEngine:
             dict.fromkeys(fixed.get(t, t) for t in self.kb.terms(stripped) if t not in FILLERS)
         )
         weights = self.kb.rarity(terms)
-        expanded = set(self.kb.understand(" ".join(terms)).expansions)
+        synonyms = self.kb.synonyms(" ".join(terms))
         own: Weighed = {}
         for term, weight in weights.items():
-            without = set(self.kb.understand(" ".join(t for t in terms if t != term)).expansions)
-            alone = set(self.kb.understand(term).expansions)
             phrases = []
-            for phrase in sorted((expanded - without) | alone):
+            for phrase in synonyms.get(term, ()):
                 words = frozenset(self.kb.terms(phrase))
                 if words and sum(self.kb.rarity(words).values()) >= weight:
                     phrases.append(words)
