@@ -4,7 +4,8 @@ FROM python:3.11-slim-bookworm AS build
 ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 WORKDIR /src
-COPY pyproject.toml README.md constraints.txt ./
+COPY pyproject.toml README.md constraints.txt LICENSE NOTICE ./
+COPY LICENSES ./LICENSES
 COPY app ./app
 COPY skills ./skills
 RUN python -m venv /opt/venv && /opt/venv/bin/pip install --no-cache-dir -c constraints.txt ".[semantic]" \

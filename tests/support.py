@@ -179,12 +179,14 @@ async def harness(
 
 @contextlib.contextmanager
 def server_process(
-    env: dict[str, str], log_dir: Path, *, workers: int = 1
+    env: dict[str, str], log_dir: Path, *, workers: int = 1, python: str | None = None
 ) -> Iterator[ServerProcess]:
-    """A real server whose imports also see the repository and the test plug-ins."""
+    """A real server whose imports also see the repository and the test plug-ins
+    (``python``: another interpreter command, e.g. a wrapper that sets limits)."""
     paths = [str(ROOT), str(ROOT / "tests" / "plugins"), env.get("PYTHONPATH", "")]
     env = {**env, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
-    with running_server(env, log_dir, workers=workers) as server:
+    extra = {} if python is None else {"python": python}
+    with running_server(env, log_dir, workers=workers, **extra) as server:
         yield server
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +78,8 @@ def test_refdata_export_imports_and_reimports_without_duplicates(settings: Setti
 def test_builtin_sample_is_the_script_output_of_the_refdata() -> None:
     source = refdata(CARDINALS / "wikidata_cardinals.csv")
     licence = (CARDINALS / "LICENSE.md").read_text(encoding="utf-8")
-    rebuilt = build(source.read_text(encoding="utf-8"), licence)
+    press_office = refdata(CARDINALS / "vatican_cardinals.csv").read_text(encoding="utf-8")
+    rebuilt = build(source.read_text(encoding="utf-8"), licence, press_office)
     assert json.loads(SAMPLE_FILE.read_text(encoding="utf-8")) == rebuilt
 
 
@@ -87,7 +89,22 @@ def test_builtin_sample_says_as_of() -> None:
     assert all(p.as_of == "2025-04-29" for p in sample)
     header = json.loads(SAMPLE_FILE.read_text(encoding="utf-8"))
     assert "Cristian Consonni" in header["notice"] and "CC0" in header["credit"]
-    assert len(header["dropped"]) == 2  # dates the header names as contradicting the record
+    # Two consecration dates, one birth date and six stale order labels contradict the record.
+    assert len(header["dropped"]) == 9
+    assert sum("cardinal_title" in d for d in header["dropped"]) == 6
+
+
+def test_the_order_of_each_cardinal_is_the_press_offices() -> None:
+    """Issue 19: Prevost was shown as a cardinal-deacon, though made a cardinal-bishop on
+    2025-02-06, before the sample's date; the order now comes from the Holy See Press
+    Office's list of 2025-04-29 (11 bishops, 2 Eastern patriarchs, 205 priests, 34 deacons)."""
+    sample = {p.wikidata: p for p in builtin_sample()}
+    orders = Counter(p.cardinal_order for p in sample.values())
+    assert orders == {"bishop": 11, "patriarch": 2, "priest": 205, "deacon": 34}
+    assert sample["Q6109517"].cardinal_order == "bishop"  # Prevost
+    assert sample["Q6109517"].cardinal_title is None  # Wikidata's stale "cardinal-deacon"
+    assert sample["Q515887"].cardinal_order == "priest"  # Burke, since 2021
+    assert sample["Q44842"].cardinal_title == "Cardinal-bishop of Sabina-Poggio Mirteto"  # Re
 
 
 def test_csv_malformed_rows_are_reported_by_line_and_the_others_imported(
@@ -280,6 +297,82 @@ async def test_ambiguous_name_ranks_candidates_with_ids(settings: Settings) -> N
     assert text["text"].startswith("Several people match 'John'; ask again with one of these ids:")
     assert "as of 2025-04-29" in text["text"]
     assert len(data["data"]["people"]) == 10
+    kinds = [p["kind"] for p in data["data"]["people"]]
+    assert kinds == sorted(kinds)  # the cardinals named John before the popes
+
+
+@pytest.mark.parametrize(
+    ("query", "ident", "rank"),
+    [
+        ("Prevost", "robert-francis-prevost", "cardinal-bishop"),
+        ("Cardinal Tagle", "luis-antonio-tagle", "cardinal-bishop"),
+        ("Cardinal Burke", "raymond-leo-burke", "cardinal-priest"),
+        ("Cardinal Farrell", "kevin-farrell", "cardinal-deacon"),
+        ("Cardinal Sako", "louis-raphael-i-sako", "cardinal-bishop (Eastern patriarch)"),
+    ],
+)
+async def test_ranks_are_the_orders_of_the_college(
+    settings: Settings, query: str, ident: str, rank: str
+) -> None:
+    text, data = _parts(await _send(settings, query))
+    [person] = data["data"]["people"]
+    assert (person["id"], person["rank"]) == (ident, rank)
+    assert text["text"].startswith(f"{person['name']} — {rank} — person_id {ident}")
+    assert "cardinal-deacon" not in text["text"] or rank == "cardinal-deacon"
+
+
+@pytest.mark.parametrize(
+    ("query", "ident", "position"),
+    [
+        ("Cardinal Parolin", "pietro-parolin", "Secretary of State"),
+        ("Secretary of State", "pietro-parolin", "Secretary of State"),
+        ("Vatican Secretary of State", "pietro-parolin", "Secretary of State"),
+        ("Archbishop of Chicago", "blase-j-cupich", "Archbishop of Chicago"),
+        ("the camerlengo", "kevin-farrell", "Camerlengo of the Holy Roman Church"),
+        ("dean of the college of cardinals", "giovanni-battista-re", "Dean of the College"),
+    ],
+)
+async def test_positions_are_shown_dated_and_found(
+    settings: Settings, query: str, ident: str, position: str
+) -> None:
+    """Issue 19: position was null for everyone ("Cardinal Parolin" never said Secretary
+    of State); offices come from the authored table, dated 2025-04-20."""
+    text, data = _parts(await _send(settings, query))
+    [person] = data["data"]["people"]
+    assert person["id"] == ident and position in person["position"]
+    assert person["position_as_of"] == "2025-04-20"
+    assert person["position_source"].startswith(("Holy See Press Office", "Praedicate"))
+    assert f"Position (as of 2025-04-20): {person['position']}." in text["text"]
+
+
+async def test_an_imported_position_is_kept(settings: Settings, tmp_path: Path) -> None:
+    record = {"name": "Pietro Parolin", "wikidata": "Q574058", "position": "Imported office"}
+    import_clergy(settings.data_dir, write(tmp_path, "p.json", json.dumps([record])))
+    _, data = _parts(await _send(settings, "Pietro Parolin"))
+    [person] = data["data"]["people"]
+    assert person["position"] == "Imported office" and person["position_as_of"] is None
+
+
+@pytest.mark.parametrize(
+    ("query", "ident"),
+    [
+        ("Cardinal Tagel", "luis-antonio-tagle"),  # two letters swapped
+        ("Cardinal Parolini", "pietro-parolin"),
+        ("Cardinal Mueller", "gerhard-ludwig-muller"),  # not Walter Brandmüller
+        ("Cardinal Gregory", "wilton-daniel-gregory"),  # a cardinal, not Pope Gregory
+    ],
+)
+async def test_names_with_typos_and_titles(settings: Settings, query: str, ident: str) -> None:
+    _, data = _parts(await _send(settings, query))
+    assert data["data"]["people"][0]["id"] == ident
+
+
+async def test_a_name_only_its_first_word_shares_is_not_found(settings: Settings) -> None:
+    """Issue 19 (the alphabetical fillers): "John Henry Newman" used to list John Njue,
+    John Dew and the popes named John."""
+    assert _parts(await _send(settings, "John Henry Newman")) == [
+        {"kind": "text", "text": "No person found."}
+    ]
 
 
 async def test_imported_clergy_are_found(settings: Settings, tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from magisterium_a2a.server.config import Settings
 from magisterium_a2a.skills import saint_lookup
 from magisterium_a2a.skills.liturgy.calendar import LiturgicalCalendar
 from magisterium_a2a.skills.liturgy.dates import MAX_QUERY_CHARS, DateQueryParser
+from magisterium_a2a.skills.saints.index import Person
 from tests.support import Harness, harness, send_params
 
 SKILLS = {
@@ -193,9 +194,11 @@ async def test_a_caller_over_its_limit_gets_no_skill_work_done(
     searched: list[str] = []
     original = saint_lookup.SaintIndex.search
 
-    def search(index: saint_lookup.SaintIndex, query: str) -> list[saint_lookup.SaintRecord]:
+    def search(
+        index: saint_lookup.SaintIndex, query: str, popes: set[str]
+    ) -> list[tuple[Person, float]]:
         searched.append(query)
-        return original(index, query)
+        return original(index, query, popes)
 
     monkeypatch.setattr(saint_lookup.SaintIndex, "search", search)
     one = settings.model_copy(update={"limit_default_per_minute": 1})

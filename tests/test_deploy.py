@@ -4,6 +4,7 @@ settings, and the image's install steps work in a fresh virtual environment."""
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import shutil
 import subprocess
@@ -58,6 +59,12 @@ def test_compose_file_is_valid_and_shaped() -> None:
     assert re.search(r"location = /metrics \{\s*return 404;", conf)
     assert "client_header_timeout" in conf and "client_body_timeout" in conf
     assert any("nginx.conf" in volume for volume in services["proxy"]["volumes"])
+    # The replicas believe X-Forwarded-For from nginx's own address only.
+    proxy_address = services["proxy"]["networks"]["default"]["ipv4_address"]
+    assert services["a2a"]["environment"]["A2A_FORWARDED_ALLOW_IPS"] == proxy_address
+    subnet = compose["networks"]["default"]["ipam"]["config"][0]["subnet"]
+    assert ipaddress.ip_address(proxy_address) in ipaddress.ip_network(subnet)
+    assert "X-Forwarded-For $proxy_add_x_forwarded_for" in conf
 
 
 def test_env_example_names_only_real_settings() -> None:
@@ -137,6 +144,9 @@ def test_image_install_steps_in_a_fresh_venv(image_venv: Path, tmp_path: Path) -
     site = next((image_venv / "lib").glob("python3*/site-packages"))
     assert not (site / "app").exists() and not (site / "skills").exists()
     assert (site / "magisterium_a2a" / "server").is_dir()
+    # The licence and the notices travel with the installed package.
+    [dist] = site.glob("magisterium_a2a-*.dist-info")
+    assert {"LICENSE", "NOTICE"} <= {p.name for p in (dist / "licenses").iterdir()}
 
 
 CLIENT_FILES = {

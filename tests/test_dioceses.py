@@ -137,11 +137,82 @@ async def test_lookup_by_name(h: Harness) -> None:
         ("Ukrainian Catholic Eparchy of Parma", "ukrainian-parma"),
         ("Eparchy of Newton", "melkite-newton"),
         ("military archdiocese", "military-services"),
+        ("LA archdiocese", "los-angeles"),
+        ("Archdiocese of Portland", "portland-in-oregon"),  # the one Portland that is one
+        ("how many Catholics are in the Archdiocese of New York?", "new-york"),
     ],
 )
 async def test_names_are_matched_forgivingly(h: Harness, query: str, ident: str) -> None:
     _, data = answer(await ask(h, LOOKUP, query))
     assert data is not None and data["diocese"]["id"] == ident
+
+
+@pytest.mark.parametrize(
+    ("query", "ident", "name", "state"),
+    [
+        (
+            "San Juan, Puerto Rico",
+            "san-juan-de-puerto-rico",
+            "Archdiocese of San Juan de Puerto Rico",
+            "PR",
+        ),
+        ("Diocese of Ponce", "ponce", "Diocese of Ponce", "PR"),
+        ("Mayaguez", "mayaguez", "Diocese of Mayagüez", "PR"),
+        ("Guam", "agana", "Archdiocese of Agaña", "GU"),
+        ("Northern Mariana Islands", "chalan-kanoa", "Diocese of Chalan Kanoa", "MP"),
+        ("American Samoa", "samoa-pago-pago", "Diocese of Samoa-Pago Pago", "AS"),
+        ("Virgin Islands", "st-thomas", "Diocese of St. Thomas", "VI"),
+    ],
+)
+async def test_the_territories_are_built_in(
+    h: Harness, query: str, ident: str, name: str, state: str
+) -> None:
+    """Issue 19: Puerto Rico, Guam, the Northern Marianas and American Samoa answered
+    "No diocese found."; both skills now resolve them."""
+    _, data = answer(await ask(h, LOOKUP, query))
+    assert data is not None
+    assert (data["diocese"]["id"], data["diocese"]["name"]) == (ident, name)
+    assert data["diocese"]["state"] == state
+    text, _ = answer(await ask(h, STATISTICS, query))
+    assert text == f"No statistics are loaded for the {name}."
+
+
+async def test_las_vegas_is_a_metropolitan_see(h: Harness) -> None:
+    """Issue 19: the Diocese of Las Vegas became a metropolitan archdiocese on
+    2023-05-30, with Reno and Salt Lake City its suffragans."""
+    text, data = answer(await ask(h, LOOKUP, "Diocese of Las Vegas"))
+    assert data is not None
+    record = data["diocese"]
+    assert (record["name"], record["type"]) == ("Archdiocese of Las Vegas", "archdiocese")
+    assert record["suffragans"] == ["reno", "salt-lake-city"]
+    assert "Metropolitan see of the Province of Las Vegas" in text
+    text, data = answer(await ask(h, LOOKUP, "Salt Lake City"))
+    assert data is not None and data["diocese"]["metropolitan"] == "las-vegas"
+    assert "Suffragan of the Archdiocese of Las Vegas" in text
+    _, data = answer(await ask(h, LOOKUP, "San Francisco"))
+    assert data is not None
+    assert not {"reno", "salt-lake-city", "las-vegas"} & set(data["diocese"]["suffragans"])
+
+
+async def test_cathedrals_and_sees_issue_19_found_wrong(h: Harness) -> None:
+    _, data = answer(await ask(h, LOOKUP, "Anchorage"))
+    assert data is not None and data["diocese"]["cathedral"] == "Our Lady of Guadalupe Cathedral"
+    _, data = answer(await ask(h, LOOKUP, "Diocese of Burlington"))
+    assert data is not None and data["diocese"]["cathedral"] == "Cathedral of St. Joseph"
+    text, _ = answer(await ask(h, LOOKUP, "Diocese of Honolulu"))
+    assert "co-cathedral: Co-Cathedral of St. Theresa of the Child Jesus" in text
+    text, data = answer(await ask(h, LOOKUP, "Syriac Catholic Eparchy of Our Lady of Deliverance"))
+    assert data is not None and data["diocese"]["see"] == "Farmington Hills"
+    assert "See: Farmington Hills, MI, US" in text
+    text, _ = answer(await ask(h, LOOKUP, "Diocese of Orange"))
+    assert "Cathedral: Christ Cathedral (Garden Grove)" in text
+
+
+async def test_a_suffragan_of_a_metropolitan_outside_the_directory(h: Harness) -> None:
+    text, data = answer(await ask(h, LOOKUP, "Pago Pago"))
+    assert data is not None and data["diocese"]["metropolitan"] is None
+    assert "Province of Samoa-Apia (its metropolitan is not in this directory)" in text
+    assert "Immediately subject" not in text
 
 
 async def test_lookup_by_id_source_code_and_data_part_query(h: Harness) -> None:
@@ -164,6 +235,7 @@ async def test_ambiguous_names_get_ranked_ids(h: Harness) -> None:
         assert data is not None and "diocese" not in data
         ids = [m["id"] for m in data["matches"]]
         assert ids[:2] == ["springfield-in-illinois", "springfield-in-massachusetts"]
+        assert "springfield-cape-girardeau" in ids  # its see is Springfield, Missouri
         assert "springfield-in-illinois" in text and "springfield-in-massachusetts" in text
     _, data = answer(await ask(h, LOOKUP, "Portland"))
     assert data is not None

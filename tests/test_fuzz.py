@@ -140,6 +140,7 @@ def fuzz_settings(tmp: Path) -> Settings:
         data_dir=tmp / "data",
         max_body_bytes=MAX_BODY,
         max_message_bytes=MAX_BODY,
+        max_answer_bytes=4 * MAX_BODY,  # the echo's task holds the message twice
         disabled_skills=["hang"],
         test_mode=True,
         admin_token=ADMIN,
@@ -181,6 +182,7 @@ def subprocess_target(
         "A2A_DATA_DIR": str(tmp / "data"),
         "A2A_MAX_BODY_BYTES": str(MAX_BODY),
         "A2A_MAX_MESSAGE_BYTES": str(MAX_BODY),
+        "A2A_MAX_ANSWER_BYTES": str(4 * MAX_BODY),
         "A2A_DISABLED_SKILLS": "hang",
         "A2A_TEST_MODE": "1",
         "A2A_ADMIN_TOKEN": ADMIN,

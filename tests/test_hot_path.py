@@ -306,7 +306,8 @@ async def test_the_framework_way_answers_exactly_as_the_direct_way(settings: Set
             headers={"Authorization": f"Bearer {good}", "X-Request-ID": "r-2"},
         )
         assert sent.status_code == 200
-        # Starlette's order, kept: the endpoint's own headers, length, type, request id.
+        # Starlette's order, kept: the endpoint's own headers, length, type, request id;
+        # then what the guard adds to every response.
         assert [name for name, _ in sent.headers.multi_items()] == [
             "vary",
             "x-ratelimit-limit",
@@ -315,6 +316,7 @@ async def test_the_framework_way_answers_exactly_as_the_direct_way(settings: Set
             "content-length",
             "content-type",
             "x-request-id",
+            "x-content-type-options",
         ]
         assert sent.headers["content-type"] == "application/json"
         assert sent.headers["x-request-id"] == "r-2"

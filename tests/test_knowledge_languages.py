@@ -21,7 +21,7 @@ from magisterium_a2a.skills.knowledge.languages import language_of
 from magisterium_a2a.skills.knowledge.local_embeddings import ModelUnavailable
 from magisterium_a2a.skills.knowledge.store import SCHEMA_VERSION, Store
 from magisterium_a2a.skills.qa.engine import NOT_ADDRESSED
-from magisterium_a2a.skills.qa.languages import QUOTED_AS_THEY_STAND, chinese_script
+from magisterium_a2a.skills.qa.languages import QUOTED_AS_THEY_STAND, reader_language
 from magisterium_a2a.skills.qa.prompt import answer_messages
 from magisterium_a2a.skills.qa.provider import AnswerRequest
 from tests.kb_support import BUILTINS, result_ids, search
@@ -101,8 +101,8 @@ def test_languages_are_told_apart_including_close_ones() -> None:
     assert language_of("神は変わることがありますか") == "ja"
     assert language_of("Nagbabago ba ang Diyos kailanman?") == "tl"
     assert language_of("IVF") is None  # too short to tell: searched as English
-    assert chinese_script("教會對死刑的教導是什麼") == "zh-Hant"
-    assert chinese_script("教会对死刑的教导是什么") == "zh"
+    assert reader_language("教會對死刑的教導是什麼") == "zh-Hant"
+    assert reader_language("教会对死刑的教导是什么") == "zh"
 
 
 def test_the_glossary_matches_stems_and_unspaced_scripts_and_the_longest_form_wins() -> None:

@@ -24,7 +24,9 @@ from magisterium_a2a.skills.liturgy.commons import (
     parse_pointers,
 )
 from magisterium_a2a.skills.liturgy.engine import DayReadings, LiturgyEngine
+from magisterium_a2a.skills.liturgy.lectionary import Lectionary
 from magisterium_a2a.skills.liturgy.lectionary_build import derive, render, render_pointers
+from magisterium_a2a.skills.liturgy.lectionary_format import parse_text
 from magisterium_a2a.skills.liturgy.settings import LiturgySettings
 from magisterium_a2a.skills.liturgy.tamil import convert_citation
 from tests.support import SHARED, harness
@@ -81,6 +83,142 @@ def test_every_day_2026_2028_is_complete_out_of_the_box(engine: LiturgyEngine) -
         "Alleluia / Verse before the Gospel",
         "Gospel",
     }
+
+
+# Where each reading is proclaimed: a psalm answers the reading before it.
+PLACE = {"Sequence": 9, "Alleluia / Verse before the Gospel": 10, "Gospel": 11}
+
+
+def _places(labels: list[str]) -> list[float]:
+    places: list[float] = []
+    for label in labels:
+        if label == "Responsorial psalm":
+            places.append(places[-1] + 0.5 if places else 1.5)
+        elif label.endswith(" reading"):
+            places.append(
+                1
+                + ("First", "Second", "Third", "Fourth", "Fifth", "Sixth", "Seventh").index(
+                    label.split()[0]
+                )
+            )
+        else:
+            places.append({"Gospel at the procession with palms": 0, "Epistle": 8, **PLACE}[label])
+    return places
+
+
+def test_every_mass_2026_2028_reads_in_order(engine: LiturgyEngine) -> None:
+    # Issue 19: "Second reading" printed before "First reading" where a cycle's entry
+    # gave the second reading and the shared entry the first (Pentecost, Ascension).
+    disordered = []
+    when = date(2026, 1, 1)
+    while when <= date(2028, 12, 31):
+        found = engine.readings(when)
+        for mass in (*found.masses, *(m for o in found.others for m in o.masses)):
+            places = _places([r.label for r in mass.readings])
+            if places != sorted(places) or (places and places[0] % 1):
+                disordered.append((when, mass.mass))
+        when += timedelta(days=1)
+    assert disordered == []
+
+
+def test_pentecost_and_ascension_read_first_then_second(engine: LiturgyEngine) -> None:
+    pentecost = engine.readings(date(2027, 5, 16))
+    day_mass = next(m for m in pentecost.masses if m.mass == "day_mass")
+    # The alleluia verse of Pentecost has no citation: the Sequence, then the Gospel.
+    assert [r.label for r in day_mass.readings] == [
+        "First reading",
+        "Responsorial psalm",
+        "Second reading",
+        "Sequence",
+        "Gospel",
+    ]
+    assert [r.citation for r in day_mass.readings][:3] == [
+        "Acts 2:1-11",
+        "Ps 104:1, 24, 29-30, 31, 34",
+        "1 Cor 12:3b-7, 12-13",
+    ]
+    text = format_day(engine.readings(date(2027, 5, 9)))  # the Ascension, Year B
+    assert text.index("First reading: Acts 1:1-11") < text.index("Second reading: Eph 1:17-23")
+
+
+def test_layered_entries_merge_in_mass_order() -> None:
+    table = parse_text(
+        "== d B\nR2 Eph 4:1-13\nGO Mk 16:15-20\n== d\nR1 Acts 1:1-11\nPS Ps 47:2-3\n"
+        "R2 Eph 1:17-23\nAL Mt 28:19a\n== v\nR1 Gn 1\nPS Ps 104\nR2 Gn 22\nPS Ps 16\n"
+        "EP Rom 6:3-11\nPS Ps 118\n== v B\nGO Mk 16:1-7\n",
+        "t",
+    )
+    lectionary = Lectionary([table])
+    found = lectionary.lookup("d", ("B", "I"))
+    assert found is not None
+    assert [r.citation for r in found.readings] == [
+        "Acts 1:1-11",
+        "Ps 47:2-3",
+        "Eph 4:1-13",
+        "Mt 28:19a",
+        "Mk 16:15-20",
+    ]
+    vigil = lectionary.lookup("v", ("B", "I"))
+    assert vigil is not None
+    assert [r.citation for r in vigil.readings] == [
+        "Gn 1",
+        "Ps 104",
+        "Gn 22",
+        "Ps 16",
+        "Rom 6:3-11",
+        "Ps 118",
+        "Mk 16:1-7",
+    ]
+
+
+# Citations the golden set found wrong, as the USCCB prints them (bench/answers cases).
+CORRECTED = {
+    date(2027, 3, 19): "Ps 89:2-3, 4-5, 27 and 29",  # St Joseph
+    date(2026, 12, 28): "Ps 124:2-3, 4-5, 7cd-8",  # the Holy Innocents
+    date(2027, 4, 4): "Ps 118:2-4, 13-15, 22-24",  # Second Sunday of Easter, Year B
+    date(2028, 4, 23): "Ps 118:2-4, 13-15, 22-24",  # Second Sunday of Easter, Year C
+    date(2027, 1, 12): "Ps 8:2ab and 5, 6-7, 8-9",  # Tuesday, 1st week, Year I
+}
+
+
+@pytest.mark.parametrize("when", sorted(CORRECTED))
+def test_corrected_psalms(engine: LiturgyEngine, when: date) -> None:
+    psalms = [r.citation for r in engine.readings(when).masses[-1].readings if r.kind == "psalm"]
+    assert psalms == [CORRECTED[when]]
+
+
+def test_christmas_eve_gives_the_vigil_mass_said_that_evening(engine: LiturgyEngine) -> None:
+    found = engine.readings(date(2026, 12, 24))
+    assert found.masses[0].readings[0].citation == "2 Sm 7:1-5, 8b-12, 14a, 16"
+    (evening,) = found.others
+    assert evening.label == "In the evening" and evening.name.startswith("The Nativity")
+    assert evening.masses[0].mass == "previous_evening_mass"
+    assert evening.masses[0].readings[0].citation == "Is 62:1-5"
+    assert engine.readings(date(2026, 12, 23)).others == ()
+
+
+def test_holy_thursday_chrism_mass_first(engine: LiturgyEngine) -> None:
+    masses = [m.mass for m in engine.readings(date(2027, 3, 25)).masses]
+    assert masses == ["chrism_mass", "evening_mass_of_the_lords_supper"]
+
+
+def test_no_memorial_on_ash_wednesday_and_lenten_commemorations(engine: LiturgyEngine) -> None:
+    # Issue 19: Ash Wednesday 2027 listed St Scholastica; the First Sunday of Lent 2027
+    # Sts Cyril and Methodius.
+    for when in (date(2027, 2, 10), date(2027, 2, 14)):
+        found = engine.readings(when)
+        assert found.memorials == () and found.commemorations == () and found.commons == ()
+        text = format_day(found)
+        assert "Memorials:" not in text and "Scholastica" not in text and "Cyril" not in text
+    # On a Lenten weekday a memorial is commemorated: the weekday's Mass, no commons.
+    found = engine.readings(date(2027, 2, 23))
+    assert found.memorials == () and found.commons == ()
+    assert [c.id for c in found.commemorations] == ["polycarp_of_smyrna_bishop"]
+    assert found.masses[0].day == "lent_2_tuesday"
+    text = format_day(found)
+    assert "Commemorated (the Mass and its readings are of the day" in text
+    assert "- Saint Polycarp, Bishop and Martyr (Commemoration)" in text
+    assert "Memorials:" not in text and "Common of" not in text
 
 
 def test_weekday_cycles_differ_and_share_the_gospel(engine: LiturgyEngine) -> None:

@@ -88,6 +88,25 @@ PHRASES = {
     "Saint Kateri Tekakwitha": date(2027, 7, 14),
     "kateri_tekakwitha_virgin": date(2027, 7, 14),
     "Monday of the second week of Lent 2027": date(2027, 2, 22),
+    # The fortieth day after Easter, though the US keeps the Ascension on the Sunday.
+    "Ascension Thursday": date(2027, 5, 6),
+    "Ascension Thursday 2026": date(2026, 5, 14),
+    "readings for today please": TODAY,
+    "what are today's readings?": TODAY,
+    "the day after tomorrow": date(2026, 11, 28),
+    "this weekend": date(2026, 11, 29),
+    "Christmas Eve": date(2026, 12, 24),
+    "New Year's Day": date(2027, 1, 1),
+    "Thanksgiving": TODAY,  # the fourth Thursday of November 2026
+    "Independence Day 2027": date(2027, 7, 4),
+    "12/25/2026": date(2026, 12, 25),
+    "25/12/2026": date(2026, 12, 25),
+    "2026/12/25": date(2026, 12, 25),
+    "St. Patrick's Day 2027": date(2027, 3, 17),
+    "All Saints' Day": date(2027, 11, 1),
+    "Good Shepherd Sunday 2027": date(2027, 4, 18),
+    # A saint whose day is impeded answers for the date (St Scholastica: Ash Wednesday).
+    "Saint Scholastica 2027": date(2027, 2, 10),
 }
 
 
@@ -96,7 +115,21 @@ def test_parser_reads_every_phrase(parser: DateQueryParser, phrase: str, expecte
     assert parser.parse(phrase, TODAY) == expected
 
 
-@pytest.mark.parametrize("phrase", ["", "blah blah", "2026-02-30", "Saint Nobody", "next Funday"])
+@pytest.mark.parametrize(
+    "phrase",
+    [
+        "",
+        "blah blah",
+        "2026-02-30",
+        "Saint Nobody",
+        "next Funday",
+        "Mother's Day",  # a "... Day" that is no celebration is not fuzzily matched
+        "Labor Day",
+        "12/08/2026",  # 8 December or 12 August: not read
+        "2026/13/01",
+        "1/32/2026",
+    ],
+)
 def test_parser_gives_none_for_unreadable(parser: DateQueryParser, phrase: str) -> None:
     assert parser.parse(phrase, TODAY) is None
 
@@ -125,6 +158,96 @@ def test_advent_sanctoral_is_restored(calendar: LiturgicalCalendar) -> None:
     dec21 = calendar.day(date(2026, 12, 21))
     assert dec21.principal.id == "advent_december_21"
     assert [c.id for c in dec21.optional] == ["peter_canisius_priest"]
+
+
+# Issue 19: days of the Table of Liturgical Days' rows 1-8 keep no memorial at all
+# (GNLY 14, 60); romcal kept the memorial falling on them, as an optional memorial.
+NO_MEMORIAL = {
+    date(2027, 2, 10): "ash_wednesday",  # St Scholastica
+    date(2027, 2, 14): "lent_1_sunday",  # Sts Cyril and Methodius
+    date(2027, 3, 7): "lent_4_sunday",  # Sts Perpetua and Felicity
+    date(2028, 4, 11): "holy_tuesday",  # St Stanislaus
+    date(2027, 3, 23): "holy_tuesday",  # St Turibius of Mogrovejo
+    date(2027, 4, 2): "easter_friday",  # St Francis of Paola
+    date(2026, 12, 13): "advent_3_sunday",  # St Lucy
+    date(2027, 7, 11): "ordinary_time_15_sunday",  # St Benedict
+    date(2024, 12, 29): "holy_family_of_jesus_mary_and_joseph",  # St Thomas Becket
+    date(2026, 11, 22): "our_lord_jesus_christ_king_of_the_universe",  # St Cecilia
+}
+# Row 9 (Lenten weekdays, 17-24 December, the Christmas Octave): only a commemoration.
+COMMEMORATED = {
+    date(2027, 2, 23): ("lent_2_tuesday", "polycarp_of_smyrna_bishop"),
+    date(2027, 3, 17): ("lent_5_wednesday", "patrick_of_ireland_bishop"),
+    date(2026, 12, 21): ("advent_december_21", "peter_canisius_priest"),
+    date(2026, 12, 29): ("christmas_octave_day_5", "thomas_becket_bishop"),
+}
+
+
+@pytest.mark.parametrize("when", sorted(NO_MEMORIAL))
+def test_no_memorial_on_the_weightier_days(calendar: LiturgicalCalendar, when: date) -> None:
+    assert [c.id for c in calendar.day(when).celebrations] == [NO_MEMORIAL[when]]
+
+
+@pytest.mark.parametrize("when", sorted(COMMEMORATED))
+def test_memorials_on_privileged_weekdays_are_commemorated(
+    calendar: LiturgicalCalendar, when: date
+) -> None:
+    weekday, saint = COMMEMORATED[when]
+    day = calendar.day(when)
+    assert [c.id for c in day.celebrations] == [weekday, saint]
+    commemoration = day.celebrations[1]
+    assert (commemoration.rank, commemoration.rank_name) == ("commemoration", "Commemoration")
+    assert commemoration.optional
+
+
+def test_memorials_are_kept_on_other_weekdays(calendar: LiturgicalCalendar) -> None:
+    # An Easter weekday after the Octave, an Advent weekday before 17 December.
+    assert calendar.day(date(2027, 4, 7)).principal.rank == "memorial"  # J. B. de la Salle
+    assert calendar.day(date(2026, 12, 3)).principal.rank == "memorial"  # Francis Xavier
+    saturday = calendar.day(date(2027, 1, 6))
+    assert [c.rank for c in saturday.celebrations] == ["weekday", "optional_memorial"]
+
+
+def test_impeded_solemnities_are_transferred(calendar: LiturgicalCalendar) -> None:
+    # St Joseph on the Fourth Sunday of Lent 2023: the Monday after (GNLY 5).
+    assert calendar.day(date(2023, 3, 19)).principal.id == "lent_4_sunday"
+    assert calendar.day(date(2023, 3, 20)).principal.id == "joseph_spouse_of_mary"
+    assert calendar.dates_of("joseph_spouse_of_mary", 2023) == (date(2023, 3, 20),)
+    # The Nativity of St John the Baptist under the Sacred Heart (2022): the day before.
+    assert calendar.day(date(2022, 6, 24)).principal.id == "most_sacred_heart_of_jesus"
+    assert calendar.day(date(2022, 6, 23)).principal.id == "nativity_of_john_the_baptist"
+    # The Immaculate Conception on the Second Sunday of Advent 2024: Monday 9 December,
+    # where St Juan Diego then gives way.
+    assert calendar.day(date(2024, 12, 8)).principal.id == "advent_2_sunday"
+    assert [c.id for c in calendar.day(date(2024, 12, 9)).celebrations] == [
+        "immaculate_conception_of_the_blessed_virgin_mary"
+    ]
+    # romcal's own transfers stand: the Annunciation after the Easter Octave.
+    assert calendar.dates_of("annunciation_of_the_lord", 2027) == (date(2027, 4, 5),)
+
+
+def test_memorials_of_mary_prevail_over_a_saints(calendar: LiturgicalCalendar) -> None:
+    # CDW notification of 24 March 2018; romcal kept both, or only the saint.
+    for when, marian in [
+        (date(2025, 6, 28), "immaculate_heart_of_mary"),  # St Irenaeus omitted
+        (date(2026, 6, 13), "immaculate_heart_of_mary"),  # St Anthony of Padua omitted
+        (date(2020, 6, 1), "mary_mother_of_the_church"),  # St Justin omitted
+    ]:
+        assert [c.id for c in calendar.day(when).celebrations] == [marian]
+
+
+def test_feasts_of_the_lord(calendar: LiturgicalCalendar) -> None:
+    lateran = calendar.day(date(2025, 11, 9))  # a Sunday: the feast of the Lord wins
+    assert (lateran.principal.id, lateran.principal.rank) == (
+        "dedication_of_the_lateran_basilica",
+        "feast",
+    )
+    assert lateran.temporal_id == "ordinary_time_32_sunday"
+    baptism = calendar.day(date(2027, 1, 10)).principal
+    assert (baptism.id, baptism.rank_name) == ("baptism_of_the_lord", "Feast")
+    # A saint's feast gives way to a Sunday in Ordinary Time: St James, 2027.
+    assert calendar.day(date(2027, 7, 25)).principal.id == "ordinary_time_17_sunday"
+    assert calendar.dates_of("james_apostle", 2027) == (date(2027, 7, 25),)
 
 
 def test_united_states_moves_epiphany_and_ascension(calendar: LiturgicalCalendar) -> None:
@@ -293,6 +416,16 @@ async def test_e2e_saints_with_a_text_date(settings: Settings) -> None:
     text = _text(await _ask(settings, "saints_of_the_day", "March 17 2027"))
     assert "In other particular calendars:" in text
     assert "Saint Patrick" in text
+
+
+async def test_e2e_saints_list_the_celebrations_precedence_keeps(settings: Settings) -> None:
+    # The celebrations of saints_of_the_day come from the same calendar: no memorial on
+    # Ash Wednesday, a commemoration on a Lenten weekday (issue 19).
+    ash = _text(await _ask(settings, "saints_of_the_day", "2027-02-10"))
+    calendar_part = ash.split("\n\n")[1]
+    assert calendar_part.splitlines()[1:] == ["- Ash Wednesday (Weekday)"]
+    lent = _text(await _ask(settings, "saints_of_the_day", "2027-02-23"))
+    assert "- Saint Polycarp, Bishop and Martyr (Commemoration" in lent
 
 
 async def test_e2e_saints_with_a_missing_date(settings: Settings) -> None:

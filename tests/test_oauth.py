@@ -367,26 +367,36 @@ async def test_login_page_without_javascript(h: Harness) -> None:
     )
     assert wrong.status_code == 400
     assert 'role="alert"' in wrong.text and 'aria-invalid="true"' in wrong.text
+    # The page shown again carries a new pair (each form gives one code at most).
+    again = dict(_hidden_fields(wrong.text))
+    assert again["csrf"] != csrf
 
     h.client.cookies.clear()
     forged = await h.client.post(
-        "/oauth/authorize", data={**fields, "api_token": api_token, "decision": "approve"}
+        "/oauth/authorize", data={**again, "api_token": api_token, "decision": "approve"}
     )
     assert forged.status_code == 400 and "location" not in forged.headers
 
-    h.client.cookies.set("a2a_oauth_csrf", csrf)
+    h.client.cookies.set("a2a_oauth_csrf", again["csrf"])
     denied = await h.client.post(
-        "/oauth/authorize", data={**fields, "api_token": api_token, "decision": "deny"}
+        "/oauth/authorize", data={**again, "api_token": api_token, "decision": "deny"}
     )
     denial = redirect_params(denied)
     assert (denial["error"], denial["state"]) == ("access_denied", state)
     assert "code" not in denial
 
+    page = await h.client.get(url)
+    fields = dict(_hidden_fields(page.text))
+    h.client.cookies.set("a2a_oauth_csrf", fields["csrf"])
     approved = await h.client.post(
         "/oauth/authorize", data={**fields, "api_token": api_token, "decision": "approve"}
     )
     params = redirect_params(approved)
     assert params["state"] == state
+    replay = await h.client.post(
+        "/oauth/authorize", data={**fields, "api_token": api_token, "decision": "approve"}
+    )
+    assert replay.status_code == 400 and "location" not in replay.headers
     token = await flow.tokens(approved.headers["location"])
     assert (await h.send(token["access_token"])).status_code == 200
 

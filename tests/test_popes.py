@@ -12,7 +12,8 @@ from magisterium_a2a.server.config import Settings
 from magisterium_a2a.skills.liturgy.calendar import LiturgicalCalendar
 from magisterium_a2a.skills.people.dates import HistoricalDate
 from magisterium_a2a.skills.people.matching import normalise
-from magisterium_a2a.skills.people.popes import Pope, builtin_popes
+from magisterium_a2a.skills.people.popes import Pope, PopeIndex, builtin_popes
+from magisterium_a2a.skills.people.questions import PopeQuestions, builtin_councils
 from tests.support import harness, validate_definition
 
 BUILTINS = (
@@ -234,12 +235,128 @@ async def test_ambiguous_name_ranks_candidates_with_ids(settings: Settings) -> N
     assert "- leo-xiii: Leo XIII (1878\N{EN DASH}1903)" in text["text"]
 
 
+# Issue 19: what people ask. The answers: the Annuario Pontificio's list (order and
+# numbers), Tanner's "Decrees of the Ecumenical Councils" and the acts on vatican.va
+# (councils), the encyclicals as signed on vatican.va (documents).
+@pytest.mark.parametrize(
+    ("query", "ident", "because"),
+    [
+        ("the current pope", "leo-xiv", "The reigning pope is Leo XIV."),
+        ("Who is the pope now?", "leo-xiv", "The reigning pope is Leo XIV."),
+        ("the first pope", "peter", "The 1st pope is Peter."),
+        ("the 264th pope", "john-paul-ii", "The 264th pope is John Paul II."),
+        ("the pope before Francis", "benedict-xvi", "The predecessor of Francis was Benedict XVI."),
+        ("Who was John Paul II's predecessor?", "john-paul-i", "The predecessor of John Paul II"),
+        ("the pope after Pius XII", "john-xxiii", "The successor of Pius XII was John XXIII."),
+        ("who succeeded Leo XIII", "pius-x", "The successor of Leo XIII was Pius X."),
+        (
+            "the pope who opened the Second Vatican Council",
+            "john-xxiii",
+            "The Second Vatican Council (1962-1965) was opened by John XXIII.",
+        ),
+        ("which pope convened Vatican II?", "john-xxiii", "was convoked by John XXIII"),
+        ("the pope who closed Vatican II", "paul-vi", "was closed by Paul VI"),
+        ("the pope who closed Trent", "pius-iv", "Council of Trent (1545-1563) was closed by"),
+        ("Who convoked the Council of Trent?", "paul-iii", "was convoked by Paul III"),
+        (
+            "the pope who convened Nicaea",
+            "sylvester-i",
+            "convoked by the Emperor Constantine I, not by a pope",
+        ),
+        ("the pope who wrote Rerum Novarum", "leo-xiii", "Rerum Novarum (Encyclical letter, 1891)"),
+        ("Who wrote Humanae Vitae?", "paul-vi", "is by Paul VI"),
+    ],
+)
+async def test_descriptive_questions(
+    settings: Settings, query: str, ident: str, because: str
+) -> None:
+    """Issue 19: "the current pope" used to find nothing and "the pope who opened the
+    Second Vatican Council" a list of popes numbered II."""
+    text, data = _parts(await _send(settings, "pope_lookup", query))
+    assert [p["id"] for p in data["data"]["popes"]] == [ident]
+    first, second = text["text"].split("\n")[:2]
+    assert because in first
+    assert f"pope_id {ident}" in second
+
+
+async def test_a_council_under_several_popes_lists_them(settings: Settings) -> None:
+    text, data = _parts(
+        await _send(settings, "pope_lookup", "the pope during the Council of Trent")
+    )
+    assert [p["id"] for p in data["data"]["popes"]] == ["paul-iii", "julius-iii", "pius-iv"]
+    assert text["text"].startswith(
+        "The Council of Trent (1545-1563) sat under Paul III, Julius III and Pius IV."
+    )
+
+
+async def test_a_council_never_closed_says_so(settings: Settings) -> None:
+    text, data = _parts(await _send(settings, "pope_lookup", "the pope who closed Vatican I"))
+    assert [p["id"] for p in data["data"]["popes"]] == ["pius-ix"]
+    assert "suspended it on 20 October 1870" in text["text"]
+
+
+def test_the_current_pope_is_read_from_the_list() -> None:
+    """No clock decides it: the pope whose pontificate has no end, and a list that
+    ends with a finished pontificate says so rather than naming anyone reigning."""
+    popes = builtin_popes()
+    assert PopeQuestions(PopeIndex()).current().id == "leo-xiv"
+    without_leo = PopeIndex(popes=tuple(p for p in popes if p.id != "leo-xiv"), antipopes=())
+    resolved = PopeQuestions(without_leo).resolve("the current pope")
+    assert resolved is not None and [p.id for p in resolved.popes] == ["francis"]
+    assert resolved.because.startswith("The list ends with Francis, whose pontificate ended")
+    first = PopeQuestions(PopeIndex()).resolve("the pope before Peter")
+    assert (
+        first is not None
+        and first.because == "Peter is the first pope: none came before him in the list."
+    )
+
+
+def test_a_succession_question_on_an_ambiguous_name_lists_the_candidates() -> None:
+    resolved = PopeQuestions(PopeIndex()).resolve("the pope before Benedict")
+    assert resolved is not None and resolved.because.startswith("'Benedict' fits several popes")
+    assert {p.id for p in resolved.popes} >= {"benedict-xvi", "benedict-xv"}
+
+
+def test_every_council_names_popes_of_the_list() -> None:
+    popes = {p.id for p in builtin_popes()}
+    councils = builtin_councils()
+    assert len(councils) == 21
+    for council in councils:
+        named = [council.convoked_by, council.opened_by, council.closed_by, *council.popes]
+        assert {n for n in named if n} <= popes, council.id
+        assert council.popes and (council.convoked_by or council.convoked_by_other or council.note)
+
+
+@pytest.mark.parametrize(
+    ("query", "ident"),
+    [
+        ("John Paul the Great", "john-paul-ii"),
+        ("Good Pope John", "john-xxiii"),
+        ("Pope Jon Paul I", "john-paul-i"),  # not Paul I
+        ("the only English pope", "adrian-iv"),
+    ],
+)
+async def test_nicknames_and_typos(settings: Settings, query: str, ident: str) -> None:
+    _, data = _parts(await _send(settings, "pope_lookup", query))
+    assert data["data"]["popes"][0]["id"] == ident
+
+
+def test_aliases_are_names_not_sentences() -> None:
+    """Issue 19: Gregory V's alias "The first German pope." made "the first pope" find him."""
+    for pope in builtin_popes():
+        assert not any(alias.endswith(".") for alias in pope.aliases), pope.id
+    by_id = {p.id: p for p in builtin_popes()}
+    assert by_id["gregory-v"].note == "The first German pope."
+
+
 @pytest.mark.parametrize(
     "parts",
     [
         [{"kind": "text", "text": "Xyzzy the Unknowable"}],
         [{"kind": "data", "data": {"pope_id": "no-such-pope"}}],
         [{"kind": "text", "text": "Leo XXV"}],
+        [{"kind": "text", "text": "Pope Joan"}],  # a legend: not John
+        [{"kind": "text", "text": "Cardinal Parolin"}],  # a cardinal, never pope
     ],
 )
 async def test_not_found(settings: Settings, parts: list[dict[str, Any]]) -> None:

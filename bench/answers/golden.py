@@ -1,6 +1,7 @@
 """Load the golden cases, run them through the real app over HTTP, judge them.
 
-A case file is ``cases/<skill>.yaml``::
+A case file is ``cases/<skill>.yaml``, or ``cases/<skill>.<lang>.yaml`` for one
+language's cases (``pope_lookup.ja.yaml``)::
 
     skill: pope_lookup
     cases:

@@ -57,8 +57,22 @@ class Settings(BaseSettings):
         le=3600,
         description="Longest wait for a request's headers, and for its whole body",
     )
+    max_connections: int | None = Field(
+        None,
+        ge=16,
+        description="Most client connections a process keeps open; beyond, the one waiting "
+        "longest without a complete request is closed (default: the file-descriptor limit "
+        "less a reserve)",
+    )
+    forwarded_allow_ips: CommaList = Field(
+        default_factory=list,
+        description="Addresses or networks of the proxies whose X-Forwarded-For and "
+        "X-Forwarded-Proto are believed, comma-separated; empty: none (the peer is the client)",
+    )
     metrics_token: SecretStr | None = Field(
-        None, description="Bearer token /metrics asks for; unset means /metrics is open"
+        None,
+        description="Bearer token /metrics asks for; unset means /metrics answers loopback "
+        "clients only",
     )
     cors_origins: CommaList = Field(
         default_factory=lambda: ["*"], description="Allowed CORS origins, comma-separated, or *"
@@ -71,6 +85,11 @@ class Settings(BaseSettings):
         "catholic_qa", description="Skill used when message.metadata.skillId is absent"
     )
     skill_timeout_seconds: float = Field(120.0, gt=0, description="A skill running longer fails")
+    max_answer_bytes: int = Field(
+        4_194_304,
+        ge=65_536,
+        description="Largest task (its JSON) a skill's answer may make; larger is a failed task",
+    )
     data_dir: Path = Field(
         default_factory=lambda: Path(user_data_dir("magisterium-a2a")),
         description="Where content, indexes and the embedded token file live",
@@ -132,6 +151,22 @@ class Settings(BaseSettings):
     oauth_registrations_per_hour: int = Field(
         1000, ge=1, description="Client registrations the server accepts per hour in all"
     )
+    oauth_unused_client_seconds: int = Field(
+        3600,
+        ge=60,
+        description="How long a registered client that never obtained a token is kept",
+    )
+    oauth_approvals_per_minute: int = Field(
+        10, ge=1, description="Authorization codes one account may obtain per minute"
+    )
+    oauth_approvals_per_minute_per_address: int = Field(
+        30, ge=1, description="Authorization codes one address may obtain per minute"
+    )
+    oauth_sign_in_failures_per_address: int = Field(
+        10,
+        ge=1,
+        description="Failed sign-ins on the login page one address may make per 10 minutes",
+    )
 
     # --- integration-test target ---
     test_mode: bool = Field(False, description="Serve the /_test/ scenario API (needs admin_token)")
@@ -149,6 +184,7 @@ class Settings(BaseSettings):
 
     @field_validator(
         "cors_origins",
+        "forwarded_allow_ips",
         "extra_skills",
         "disabled_skills",
         "jwt_algorithms",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
+import ipaddress
 import secrets
 
 from fastapi import APIRouter, Request, Response
@@ -47,31 +47,25 @@ class _Head:
                 self.request_id = value.decode("latin-1")
 
 
-async def read_body(
-    receive: Receive, declared: str | None, limit: int, deadline_seconds: float
-) -> bytes:
-    """The body, refusing anything past ``limit`` bytes before parsing it, and
-    a body that has not arrived whole within ``deadline_seconds`` (a client
-    trickling bytes would otherwise hold its connection forever)."""
+async def read_body(receive: Receive, declared: str | None, limit: int) -> bytes:
+    """The body, refusing anything past ``limit`` bytes before parsing it. Its
+    deadline is the guard's (``guard.RequestGuard``): ``receive`` raises
+    ``BodyTimeout``, answered here as a JSON-RPC error."""
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise PayloadTooLarge(limit)
     chunks: list[bytes] = []
     size = 0
-    try:
-        async with asyncio.timeout(deadline_seconds):
-            while True:
-                message = await receive()
-                if message["type"] != "http.request":
-                    raise ClientDisconnect()
-                chunk: bytes = message.get("body", b"")
-                size += len(chunk)
-                if size > limit:
-                    raise PayloadTooLarge(limit)
-                chunks.append(chunk)
-                if not message.get("more_body", False):
-                    break
-    except TimeoutError:
-        raise BodyTimeout(deadline_seconds) from None
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            raise ClientDisconnect()
+        chunk: bytes = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise PayloadTooLarge(limit)
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
@@ -89,10 +83,7 @@ class Endpoint:
         rid = request_id(head.request_id)
         body = b""
         try:
-            settings = runtime.settings
-            body = await read_body(
-                receive, head.content_length, settings.max_body_bytes, settings.read_timeout_seconds
-            )
+            body = await read_body(receive, head.content_length, runtime.settings.max_body_bytes)
         except (PayloadTooLarge, BodyTimeout) as exc:
             answer = error_response(exc)
         except ClientDisconnect:
@@ -173,7 +164,15 @@ async def healthz() -> Response:
 async def metrics(request: Request) -> Response:
     runtime = runtime_of(request)
     token = runtime.settings.metrics_token
-    if token is not None and token.get_secret_value():
+    if not (token is not None and token.get_secret_value()):
+        # No token: for the host itself only (a scraper beside the server).
+        if request.client is None or not _loopback(request.client.host):
+            return Response(
+                b'{"error":"metrics are served to loopback clients, or set A2A_METRICS_TOKEN"}',
+                status_code=403,
+                media_type=JSON,
+            )
+    else:
         supplied = request.headers.get("authorization", "")
         if not secrets.compare_digest(
             supplied.encode(), f"Bearer {token.get_secret_value()}".encode()
@@ -185,6 +184,13 @@ async def metrics(request: Request) -> Response:
                 headers={"WWW-Authenticate": 'Bearer realm="metrics"'},
             )
     return Response(runtime.metrics.render(), media_type=METRICS_CONTENT_TYPE)
+
+
+def _loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 @router.get("/readyz")

@@ -18,6 +18,7 @@ from magisterium_a2a.plugin import PluginSettings
 from magisterium_a2a.server import __version__, transport
 from magisterium_a2a.server.clock import Clock, IdFactory
 from magisterium_a2a.server.config import Settings
+from magisterium_a2a.server.guard import RequestGuard
 from magisterium_a2a.server.http import ENDPOINT, Endpoint, router
 from magisterium_a2a.server.oauth.delegation import discover
 from magisterium_a2a.server.oauth.routes import build_router
@@ -42,9 +43,11 @@ class A2AApp(FastAPI):
     ``Endpoint``).
     """
 
-    def __init__(self, **options: Any) -> None:
+    def __init__(self, *, read_timeout_seconds: float = 30.0, **options: Any) -> None:
         super().__init__(**options)
-        self._direct: ASGIApp = ServerErrorMiddleware(Endpoint())
+        self._direct: ASGIApp = ServerErrorMiddleware(
+            RequestGuard(Endpoint(), read_timeout_seconds)
+        )
         self._bypass: bool | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -118,6 +121,7 @@ def create_app(
             await runtime.close()
 
     app = A2AApp(
+        read_timeout_seconds=settings.read_timeout_seconds,
         title="Magisterium A2A",
         version=__version__,
         lifespan=lifespan,
@@ -131,8 +135,10 @@ def create_app(
     # The endpoint is also a plain route of the app itself (an ASGI app, so no
     # request/response wrapping), for requests that do not take the direct way.
     app.router.routes.append(Route(ENDPOINT, Endpoint(), methods=["POST"]))
+    # Every other route's read deadline, quiet disconnects and common headers.
+    app.add_middleware(RequestGuard, seconds=settings.read_timeout_seconds)
     app.include_router(router)
-    app.include_router(build_router(lambda request: runtime_of(request).oauth))
+    app.include_router(build_router(lambda r: runtime_of(r).oauth, lambda r: runtime_of(r).cors))
     if settings.test_mode:
         app.include_router(testmode_router)
     return app

@@ -85,6 +85,7 @@ class A2AMethods:
         self._ids = ids
         self._default_skill = settings.default_skill
         self._timeout = settings.skill_timeout_seconds
+        self._max_answer = settings.max_answer_bytes
         self._max_message_bytes = settings.max_message_bytes
         self.table: dict[str, Method] = {
             "message/send": Method(MessageSendParams, self.send),
@@ -198,7 +199,16 @@ class A2AMethods:
             log.error("skill %s returned no artifacts, or something else", skill.id)
             reason = f"The skill '{skill.id}' produced an invalid result."
             return self._failed(skill, incoming, context, reason)
-        return self._task(skill, context, incoming, artifacts, None)
+        built = self._task(skill, context, incoming, artifacts, None)
+        if len(built.json) > self._max_answer:
+            # Every skill bounds its own answer; this is the backstop (A2A_MAX_ANSWER_BYTES).
+            log.warning("skill %s answered %d bytes; refused", skill.id, len(built.json))
+            reason = (
+                f"The skill '{skill.id}' answered more than {self._max_answer} bytes; "
+                "ask for less (a narrower query or a smaller document)."
+            )
+            return self._failed(skill, incoming, context, reason)
+        return built
 
     def _failed(
         self, skill: Skill, incoming: Message, context: SkillContext, reason: str

@@ -211,7 +211,7 @@ class Dispatcher:
             try:
                 method = self._methods.table.get(request.method)
                 if method is None:
-                    raise MethodNotFound(data={"method": request.method})
+                    raise MethodNotFound(data={"method": clip_echo(request.method)})
                 result = await method.run(principal, parse_params(method.params, request.params))
             except (MethodNotFound, InvalidParams, SkillNotFound):
                 # Mostly refused before any store access: a token revoked since
@@ -258,6 +258,17 @@ class Dispatcher:
                 store_error=store_error,
             )
         )
+
+
+ECHO_CHARS = 200
+"""The most of a client's string an error echoes back (a 500 KB method name costs
+the answer 200 characters and a note of the rest)."""
+
+
+def clip_echo(value: str) -> str:
+    if len(value) <= ECHO_CHARS:
+        return value
+    return f"{value[:ECHO_CHARS]}…(+{len(value) - ECHO_CHARS} chars)"
 
 
 def _method_name(obj: Any) -> str:

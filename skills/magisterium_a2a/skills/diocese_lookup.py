@@ -30,6 +30,7 @@ from magisterium_a2a.skills.dioceses.engine import (
 )
 from magisterium_a2a.skills.dioceses.model import HEADLINE
 from magisterium_a2a.skills.engines import diocese_engine
+from magisterium_a2a.skills.language.dioceses import english_name
 
 ARTIFACT = "diocese"
 SKILL_ID = "diocese_lookup"
@@ -69,6 +70,8 @@ def create(env: SkillEnvironment) -> FunctionSkill:
 
     async def handle(message: Message, context: SkillContext) -> Sequence[Artifact]:
         request = parse_request(message, DioceseRequest, SKILL_ID)
+        if request.query and (english := english_name(request.query)) is not None:
+            request = request.model_copy(update={"query": english})
         return [context.artifact(ARTIFACT, present.parts(*answer(engine, request)))]
 
     return FunctionSkill(
@@ -81,6 +84,12 @@ def create(env: SkillEnvironment) -> FunctionSkill:
         ),
         handler=handle,
         tags=("dioceses", "directory", "hierarchy"),
-        examples=("Archdiocese of Chicago", "diocese of st. paul", '{"diocese_id": "boston"}'),
+        examples=(
+            "Archdiocese of Chicago",
+            "diocese of st. paul",
+            '{"diocese_id": "boston"}',
+            "Arquidiócesis de Los Ángeles",
+            "ロサンゼルス大司教区",
+        ),
         cheap=True,
     )

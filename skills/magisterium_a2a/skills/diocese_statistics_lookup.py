@@ -30,6 +30,7 @@ from magisterium_a2a.skills.dioceses.engine import (
 )
 from magisterium_a2a.skills.dioceses.model import DERIVED, METRICS
 from magisterium_a2a.skills.engines import diocese_engine
+from magisterium_a2a.skills.language.dioceses import english_name
 
 ARTIFACT = "diocese_statistics"
 SKILL_ID = "diocese_statistics_lookup"
@@ -82,6 +83,8 @@ def create(env: SkillEnvironment) -> FunctionSkill:
 
     async def handle(message: Message, context: SkillContext) -> Sequence[Artifact]:
         request = parse_request(message, StatisticsRequest, SKILL_ID)
+        if request.query and (english := english_name(request.query)) is not None:
+            request = request.model_copy(update={"query": english})
         return [context.artifact(ARTIFACT, present.parts(*answer(engine, request)))]
 
     return FunctionSkill(
@@ -96,6 +99,7 @@ def create(env: SkillEnvironment) -> FunctionSkill:
         tags=("dioceses", "statistics", "hierarchy"),
         examples=(
             "Archdiocese of Boston",
+            "Arquidiócesis de Nueva York",
             '{"diocese_id": "chicago", "year_from": 2010, "metrics": ["catholics", "parishes"]}',
         ),
         cheap=True,

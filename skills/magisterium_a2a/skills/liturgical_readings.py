@@ -6,7 +6,9 @@ its readings labelled and cited (alternatives marked "or", shorter forms
 given), then, clearly labelled, the readings of a celebration some provinces
 keep that day (the Ascension on Thursday or Sunday) and of a national proper
 Mass (Thanksgiving Day), then the memorials of the day with their proper
-readings, or the commons they may take and those commons' options. A date with
+readings, or the commons they may take and those commons' options, and the
+memorials only commemorated on a privileged weekday (Lent, 17-24 December, the
+Octave of Christmas), whose Mass is the weekday's. A date with
 no readings, or a query that cannot be read, answers ``No mass readings found.``
 
 The work runs in a worker thread and after the rate-limit check (not ``cheap``):
@@ -27,6 +29,7 @@ from magisterium_a2a.plugin import (
     text_part,
 )
 from magisterium_a2a.skills.engines import liturgy_engine
+from magisterium_a2a.skills.language.dates import resolve as resolve_date
 from magisterium_a2a.skills.liturgy.commons import common_names
 from magisterium_a2a.skills.liturgy.engine import DayReadings
 from magisterium_a2a.skills.liturgy.lectionary import MassReadings
@@ -34,6 +37,9 @@ from magisterium_a2a.skills.liturgy.messages import query_of
 
 NOT_FOUND = "No mass readings found."
 ARTIFACT = "mass_readings"
+COMMEMORATED = (
+    "Commemorated (the Mass and its readings are of the day; the collect may be of the saint):"
+)
 
 
 def format_day(found: DayReadings) -> str:
@@ -73,6 +79,10 @@ def format_day(found: DayReadings) -> str:
                     f"- {celebration.name} ({celebration.rank_name}): the readings of the day, "
                     f"or from the {where}"
                 )
+    if found.commemorations:
+        lines.append("")
+        lines.append(COMMEMORATED)
+        lines.extend(f"- {c.name} ({c.rank_name})" for c in found.commemorations)
     for _, common in found.commons:
         lines.append("")
         lines.append(f"{common.title} (one of each):")
@@ -102,7 +112,8 @@ def create(env: SkillEnvironment) -> FunctionSkill:
         return [context.artifact(ARTIFACT, [text_part(text)])]
 
     def answer(query: str, context: SkillContext) -> str:
-        when = liturgy.resolve(query, context.clock)
+        today = liturgy.today(context.clock)
+        when = resolve_date(query, today, lambda text: liturgy.resolve(text, context.clock))
         found = liturgy.readings(when) if when is not None else None
         return format_day(found) if found is not None and found.masses else NOT_FOUND
 
@@ -115,7 +126,16 @@ def create(env: SkillEnvironment) -> FunctionSkill:
         ),
         handler=handle,
         tags=("liturgy", "lectionary", "readings", "calendar"),
-        examples=("today", "next Sunday", "Easter Sunday 2026", "2026-12-25"),
+        examples=(
+            "today",
+            "next Sunday",
+            "Easter Sunday 2026",
+            "2026-12-25",
+            "Miércoles de Ceniza 2027",
+            "nächsten Sonntag",
+            "2026年12月25日",
+            "다음 주일",
+        ),
         input_modes=("text/plain",),
         output_modes=("text/plain",),
     )

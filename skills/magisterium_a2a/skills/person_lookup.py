@@ -10,6 +10,7 @@ ranked candidates with their ids) and a data part ``{"people": [...]}``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -31,13 +32,25 @@ ARTIFACT = "person"
 NOT_FOUND = "No person found."
 
 
+ORDERS = {
+    "bishop": "cardinal-bishop",
+    "priest": "cardinal-priest",
+    "deacon": "cardinal-deacon",
+    "patriarch": "cardinal-bishop (Eastern patriarch)",
+}
+
+
 def rank(person: Person) -> str:
+    """The record's rank: for a cardinal, the order of the College he belongs to, as the
+    record states it (``cardinal_order``) or as its title says ("Cardinal-Priest of ...")."""
     if person.kind == "pope":
         return "pope"
     if person.created_cardinal:
-        title = person.cardinal_title
-        plain = title is None or title.strip().lower() == "cardinal"
-        return "cardinal" if plain else f"cardinal ({title})"
+        if person.cardinal_order:
+            return ORDERS[person.cardinal_order]
+        title = (person.cardinal_title or "").lower()
+        found = re.search(r"\b(bishop|priest|deacon)\b", title)
+        return ORDERS[found[1]] if found else "cardinal"
     if person.consecrated_bishop:
         return "bishop"
     if person.ordained_priest:
@@ -74,7 +87,8 @@ def describe(person: Person, directory: PeopleDirectory) -> str:
     if person.consecrated_by:
         lines.append(f"Principal consecrator: {person.consecrated_by}.")
     if person.position:
-        lines.append(f"Position: {person.position}.")
+        dated = f" (as of {person.position_as_of})" if person.position_as_of else ""
+        lines.append(f"Position{dated}: {person.position}.")
     if person.education:
         lines.append(f"Education: {', '.join(person.education)}.")
     if person.image:
@@ -90,7 +104,9 @@ def describe(person: Person, directory: PeopleDirectory) -> str:
 def provenance(person: Person) -> str:
     source = person.source or "imported data"
     if person.as_of and person.as_of not in source:
-        return f"Source: {source}, as of {person.as_of}."
+        source = f"{source}, as of {person.as_of}"
+    if person.position_source:
+        source = f"{source}; position: {person.position_source}"
     return f"Source: {source}."
 
 
@@ -135,11 +151,17 @@ def create(env: SkillEnvironment) -> FunctionSkill:
         description=(
             "Catholic clergy (cardinals, bishops, priests; living and historical) by name or "
             "id: birth, priestly ordination, episcopal consecration, creation as cardinal, "
-            "position. Popes are served by pope_lookup. Built-in: the College of Cardinals as "
-            "of 2025-04-29; more can be imported."
+            "position, by name or by office. Popes are served by pope_lookup. Built-in: the "
+            "College of Cardinals as of 2025-04-29 and the Curia's heads as of 2025-04-20; "
+            "more can be imported."
         ),
         handler=handle,
         tags=("clergy", "cardinals", "bishops"),
-        examples=("Cardinal Tagle", "Pietro Parolin", "robert-francis-prevost"),
+        examples=(
+            "Cardinal Tagle",
+            "Pietro Parolin",
+            "Archbishop of Chicago",
+            "robert-francis-prevost",
+        ),
         cheap=True,
     )

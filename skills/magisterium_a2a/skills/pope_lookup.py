@@ -1,6 +1,9 @@
 """``pope_lookup``: a pope by name or id — pontificate dates, regnal name and
 ordinal, Latin and birth names, birth date and place, beatification and
-canonization — from the built-in list of all 267 pontificates.
+canonization — from the built-in list of all 267 pontificates; also the
+questions people ask without a name ("the current pope", "the pope before
+Francis", "the pope who opened the Second Vatican Council", "the pope who wrote
+Rerum Novarum"), answered from the facts (``people.questions``).
 
 The artifact ``pope`` carries a text part (one pope described, or the ranked
 candidates with their ids when a name fits several) and a data part
@@ -22,6 +25,7 @@ from magisterium_a2a.plugin import (
     text_part,
 )
 from magisterium_a2a.skills.engines import people_directory
+from magisterium_a2a.skills.language.popes import english_name
 from magisterium_a2a.skills.people.directory import PeopleDirectory
 from magisterium_a2a.skills.people.popes import Antipope, Pope, PopeAnswer
 from magisterium_a2a.skills.people.requests import ordinal_suffix, read_lookup
@@ -87,10 +91,18 @@ def record(pope: Pope, score: float, directory: PeopleDirectory) -> dict[str, An
 
 
 def answer(query: str | None, ident: str | None, directory: PeopleDirectory) -> PopeAnswer:
+    """By id; else a descriptive question ("the pope before Francis") answered from
+    the facts; else the name search."""
     if ident is not None:
         pope = directory.popes.get(ident)
         return PopeAnswer(popes=[(pope, 100.0)], exact=True) if pope else PopeAnswer()
-    return directory.popes.search(query) if query else PopeAnswer()
+    if not query:
+        return PopeAnswer()
+    resolved = directory.questions.resolve(query)
+    if resolved is not None:
+        popes = [(pope, 100.0) for pope in resolved.popes]
+        return PopeAnswer(popes=popes, exact=len(popes) == 1, because=resolved.because)
+    return directory.popes.search(query)
 
 
 def create(env: SkillEnvironment) -> FunctionSkill:
@@ -98,7 +110,8 @@ def create(env: SkillEnvironment) -> FunctionSkill:
 
     async def handle(message: Message, context: SkillContext) -> Sequence[Artifact]:
         lookup = read_lookup(message, "pope_id", "leo-xiv")
-        found = answer(lookup.query, lookup.ident, directory)
+        english = english_name(lookup.query) if lookup.query else None
+        found = answer(english or lookup.query, lookup.ident, directory)
         if found.antipopes:
             text = "\n".join(antipope_sentence(a) for a in found.antipopes)
             named = {"popes": [], "antipopes": [a.model_dump() for a in found.antipopes]}
@@ -115,6 +128,8 @@ def create(env: SkillEnvironment) -> FunctionSkill:
             lines += [f"- {p.id}: {p.name} ({p.span()})" for p, _ in found.popes]
             text = "\n".join(lines)
             records = [record(p, s, directory) for p, s in found.popes]
+        if found.because:
+            text = f"{found.because}\n{text}"
         return [context.artifact(ARTIFACT, [text_part(text), data_part({"popes": records})])]
 
     return FunctionSkill(
@@ -123,10 +138,21 @@ def create(env: SkillEnvironment) -> FunctionSkill:
         description=(
             "A pope by name or id: pontificate dates, papal name and ordinal, Latin and birth "
             "names, birth date and place, beatification and canonization. A name that fits "
-            "several popes returns them ranked with their ids."
+            "several popes returns them ranked with their ids. Also answers 'the current "
+            "pope', 'the pope before Francis', 'the pope who opened Vatican II'."
         ),
         handler=handle,
         tags=("popes", "papacy", "history"),
-        examples=("Leo XIV", "John Paul the Second", "Gregory the Great", "pius-x"),
+        examples=(
+            "Leo XIV",
+            "John Paul the Second",
+            "Gregory the Great",
+            "the pope who opened the Second Vatican Council",
+            "pius-x",
+            "Juan Pablo II",
+            "ヨハネ・パウロ2世",
+            "若望保祿二世",
+            "Gioan Phaolô II",
+        ),
         cheap=True,
     )

@@ -28,7 +28,9 @@ from magisterium_a2a.plugin import (
     text_part,
 )
 from magisterium_a2a.skills.engines import liturgy_engine
+from magisterium_a2a.skills.language.dates import resolve as resolve_date
 from magisterium_a2a.skills.liturgy.engine import LiturgyEngine
+from magisterium_a2a.skills.liturgy.labels import calendar_name, title_name
 from magisterium_a2a.skills.liturgy.martyrology import (
     Martyrology,
     MartyrologyEntry,
@@ -51,16 +53,16 @@ def other_calendars(liturgy: LiturgyEngine, when: date) -> list[str]:
     for day_id, calendars in found:
         entity = liturgy.calendar.entity(day_id) or {}
         name = entity.get("fullname") or day_id.replace("_", " ").capitalize()
-        lines.append(f"- {name} ({', '.join(c.replace('_', ' ') for c in calendars)})")
+        lines.append(f"- {name} ({', '.join(calendar_name(c) for c in calendars)})")
     return lines
 
 
 def format_saints(liturgy: LiturgyEngine, when: date) -> str:
     day = liturgy.calendar.day(when)
     lines = [f"Saints and celebrations for {when.strftime('%A, %B')} {when.day}, {when.year}", ""]
-    lines.append(f"Calendar: {liturgy.calendar.calendar.replace('_', ' ')}")
+    lines.append(f"Calendar: {calendar_name(liturgy.calendar.calendar)}")
     for celebration in day.celebrations:
-        titles = ", ".join(t.replace("_", " ") for t in celebration.titles)
+        titles = ", ".join(title_name(t) for t in celebration.titles)
         extra = f"; titles: {titles}" if titles else ""
         lines.append(f"- {celebration.name} ({celebration.rank_name}{extra})")
     others = other_calendars(liturgy, when)
@@ -119,7 +121,8 @@ def create(env: SkillEnvironment) -> FunctionSkill:
         return [context.artifact(ARTIFACT, [text_part(text)])]
 
     def answer(query: str, context: SkillContext) -> str:
-        when = liturgy.resolve(query, context.clock)
+        today = liturgy.today(context.clock)
+        when = resolve_date(query, today, lambda text: liturgy.resolve(text, context.clock))
         return format_saints(liturgy, when) if when is not None else NOT_FOUND
 
     return FunctionSkill(
@@ -131,7 +134,14 @@ def create(env: SkillEnvironment) -> FunctionSkill:
         ),
         handler=handle,
         tags=("liturgy", "saints", "martyrology", "calendar"),
-        examples=('{"date": "2026-03-19"}', "today", "November 30"),
+        examples=(
+            '{"date": "2026-03-19"}',
+            "today",
+            "November 30",
+            "19 de marzo de 2027",
+            "3月19日",
+            "ngày 19 tháng 3",
+        ),
         input_modes=("text/plain", "application/json"),
         output_modes=("text/plain",),
     )

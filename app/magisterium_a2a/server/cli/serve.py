@@ -44,6 +44,10 @@ def serve(
         "access_log": False,
         "timeout_graceful_shutdown": 30,
         "http": transport.configure(settings),
+        # X-Forwarded-For is believed from the proxies named, and from no one else
+        # (uvicorn's own default trusts 127.0.0.1: anyone beside the proxy).
+        "proxy_headers": bool(settings.forwarded_allow_ips),
+        "forwarded_allow_ips": ",".join(settings.forwarded_allow_ips) or "",
     }
     if workers == 1:
         uvicorn.run(create_app(settings), **options)

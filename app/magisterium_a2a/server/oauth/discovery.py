@@ -33,6 +33,10 @@ class OAuthConfig:
     registrations_per_hour: int
     demo_plans: bool
     login_hint: bool
+    unused_client_seconds: int = 3600
+    approvals_per_minute: int = 10
+    approvals_per_minute_per_address: int = 30
+    sign_in_failures_per_address: int = 10
 
     def url(self, path: str) -> str:
         return self.issuer.rstrip("/") + path

@@ -3,15 +3,16 @@ token, registration and revocation endpoints of the built-in server.
 
 Form bodies are ``application/x-www-form-urlencoded`` (RFC 6749 section 3.2)
 and read with a size limit; registration takes JSON (RFC 7591 section 3.1).
-Everything but the login page may be read by any origin: no cookie carries
-authority here, so ``Access-Control-Allow-Origin: *`` gives nothing away.
+The token, registration and revocation endpoints answer the origins of
+``A2A_CORS_ORIGINS``, as the A2A endpoint does; the discovery documents, public
+like the agent card, any origin. Every HTML page carries the page headers
+(``guard.PAGE_HEADERS``). Their read deadline is the guard's, as every route's.
 """
 
 from __future__ import annotations
 
 import hmac
-import secrets
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
@@ -22,6 +23,9 @@ from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse
 from fastapi.routing import APIRoute
 
+from magisterium_a2a.server.cors import CorsPolicy
+from magisterium_a2a.server.guard import PAGE_HEADERS
+from magisterium_a2a.server.oauth.csrf import FORM_SECONDS
 from magisterium_a2a.server.oauth.discovery import (
     AS_METADATA_PATH,
     AUTHORIZE_PATH,
@@ -45,12 +49,9 @@ CSRF_COOKIE = "a2a_oauth_csrf"
 PAGE_FIELDS = frozenset({"csrf", "decision", "api_token", "demo_plan"})
 JSON = "application/json"
 OPEN = {"Access-Control-Allow-Origin": "*"}
-PAGE_HEADERS = {
-    "Cache-Control": "no-store",
-    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; "
-    "frame-ancestors 'none'; base-uri 'none'",
-    "X-Frame-Options": "DENY",
-    "Referrer-Policy": "no-referrer",
+PREFLIGHT = {
+    "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
+    "Access-Control-Allow-Headers": "Content-Type, Authorization",
 }
 
 
@@ -98,13 +99,18 @@ async def _form(request: Request) -> list[tuple[str, str]]:
         raise BodyError("the form is not valid") from exc
 
 
-def _json_error(status: int, error: str, description: str) -> Response:
+def _json_error(status: int, error: str, description: str, cors: dict[str, str] = OPEN) -> Response:
     body = orjson.dumps({"error": error, "error_description": description})
-    return Response(body, status_code=status, media_type=JSON, headers=OPEN)
+    return Response(body, status_code=status, media_type=JSON, headers=cors)
 
 
-def _answer(answer: Answer) -> Response:
-    headers = {**dict(answer.headers), **OPEN}
+def _html(html: str, status: int, headers: Iterable[tuple[str, str]] = ()) -> HTMLResponse:
+    """Every page of the login flow: the page headers, and the answer's own (Retry-After)."""
+    return HTMLResponse(html, status_code=status, headers={**PAGE_HEADERS, **dict(headers)})
+
+
+def _answer(answer: Answer, cors: dict[str, str]) -> Response:
+    headers = {**dict(answer.headers), **cors}
     if isinstance(answer.body, dict):
         headers.pop("Content-Type", None)
         return Response(
@@ -117,15 +123,11 @@ def _authorize_answer(answer: Answer) -> Response:
     """A redirect back to the client, or (client unknown, URI unsure) a page for the user."""
     if answer.location is not None or not isinstance(answer.body, dict):
         return Response(status_code=answer.status, headers=dict(answer.headers))
-    return HTMLResponse(
-        error_page(
-            answer.status,
-            str(answer.body.get("error", "invalid_request")),
-            answer.body.get("error_description"),
-        ),
-        status_code=answer.status,
-        headers=PAGE_HEADERS,
-    )
+    error = str(answer.body.get("error", "invalid_request"))
+    page = error_page(answer.status, error, answer.body.get("error_description"))
+    # authlib's own headers describe a JSON body: only a Retry-After carries over.
+    retry = [(k, v) for k, v in answer.headers if k.lower() == "retry-after"]
+    return _html(page, answer.status, retry)
 
 
 class _Unavailable(APIRoute):
@@ -148,12 +150,24 @@ class _Unavailable(APIRoute):
         return guarded
 
 
-def build_router(surface_of: Callable[[Request], OAuthSurface]) -> APIRouter:
-    """The routes; ``surface_of`` finds this process' OAuth objects from a request."""
+def build_router(
+    surface_of: Callable[[Request], OAuthSurface],
+    cors_of: Callable[[Request], CorsPolicy] | None = None,
+) -> APIRouter:
+    """The routes; ``surface_of`` finds this process' OAuth objects from a request,
+    ``cors_of`` its CORS policy (``A2A_CORS_ORIGINS``; any origin without one)."""
     router = APIRouter(route_class=_Unavailable)
 
     def builtin(request: Request) -> OAuthService | None:
         return surface_of(request).server
+
+    def cors(request: Request) -> dict[str, str]:
+        if cors_of is None:
+            return OPEN
+        return cors_of(request).headers(request.headers.get("origin"))
+
+    def address(request: Request) -> str:
+        return request.client.host if request.client else "unknown"
 
     async def resource_metadata(request: Request) -> Response:
         body = surface_of(request).resource_metadata
@@ -184,7 +198,7 @@ def build_router(surface_of: Callable[[Request], OAuthSurface]) -> APIRouter:
         try:
             oauth_request = service.form_request("GET", AUTHORIZE_PATH, request.headers, query, [])
         except InsecureTransportError:
-            return _answer(insecure())
+            return _answer(insecure(), cors(request))
         outcome = await service.consent(oauth_request)
         if isinstance(outcome, Answer):
             return _authorize_answer(outcome)
@@ -192,8 +206,10 @@ def build_router(surface_of: Callable[[Request], OAuthSurface]) -> APIRouter:
         if service.config.login_hint and hint:
             # Test mode: the hint is an API token; approve at once (or deny) and redirect.
             account = await service.sign_in(hint)
-            return _authorize_answer(await service.decide(outcome, account))
-        return _page(service, outcome, query, secrets.token_urlsafe(24), None, 200)
+            if account is None:
+                return _authorize_answer(await service.decide(outcome, None))
+            return _authorize_answer(await service.approve(outcome, account, address(request)))
+        return await _page(service, outcome, query, None, 200)
 
     @router.post(AUTHORIZE_PATH)
     async def authorize_decision(request: Request) -> Response:
@@ -203,20 +219,21 @@ def build_router(surface_of: Callable[[Request], OAuthSurface]) -> APIRouter:
         try:
             items = await _form(request)
         except BodyError as exc:
-            return HTMLResponse(error_page(400, "invalid_request", str(exc)), 400)
+            return _html(error_page(400, "invalid_request", str(exc)), 400)
         fields = dict(items)
         params = [(k, v) for k, v in items if k not in PAGE_FIELDS]
         cookie = request.cookies.get(CSRF_COOKIE, "")
-        if not cookie or not hmac.compare_digest(cookie, fields.get("csrf", "")):
-            return HTMLResponse(
-                error_page(400, "invalid_request", "The form expired. Start again from the app."),
-                400,
-                headers=PAGE_HEADERS,
-            )
+        csrf = fields.get("csrf", "")
+        # The pair must match (double submit), and the token be ours and fresh; the
+        # approval spends it (``approve``).
+        form = await service.csrf.check(csrf) if cookie else None
+        if form is None or not hmac.compare_digest(cookie, csrf):
+            problem = "The form expired or was already sent. Start again from the app."
+            return _html(error_page(400, "invalid_request", problem), 400)
         try:
             oauth_request = service.form_request("GET", AUTHORIZE_PATH, request.headers, params, [])
         except InsecureTransportError:
-            return _answer(insecure())
+            return _answer(insecure(), cors(request))
         outcome = await service.consent(oauth_request)
         if isinstance(outcome, Answer):
             return _authorize_answer(outcome)
@@ -226,11 +243,19 @@ def build_router(surface_of: Callable[[Request], OAuthSurface]) -> APIRouter:
         if plan and service.config.demo_plans:
             account = await service.sign_in(f"demo-{plan}")
         else:
+            retry = await service.sign_in_blocked(address(request))
+            if retry is not None:
+                problem = "Too many wrong API tokens from your address: wait and try again."
+                page = error_page(429, "temporarily_unavailable", problem)
+                return _html(page, 429, [("Retry-After", str(retry))])
             account = await service.sign_in(fields.get("api_token", "").strip())
+            if account is None:
+                await service.sign_in_failed(address(request), outcome.client_id)
         if account is None:
             problem = "That API token is not valid: unknown, revoked or expired."
-            return _page(service, outcome, params, cookie, problem, 400)
-        return _authorize_answer(await service.decide(outcome, account))
+            return await _page(service, outcome, params, problem, 400)
+        answer = await service.approve(outcome, account, address(request), form)
+        return _authorize_answer(answer)
 
     async def _form_endpoint(request: Request, path: str, kind: str) -> Response:
         service = builtin(request)
@@ -240,12 +265,12 @@ def build_router(surface_of: Callable[[Request], OAuthSurface]) -> APIRouter:
             items = await _form(request)
             oauth_request = service.form_request("POST", path, request.headers, [], items)
         except BodyError as exc:
-            return _json_error(400, "invalid_request", str(exc))
+            return _json_error(400, "invalid_request", str(exc), cors(request))
         except InsecureTransportError:
-            return _answer(insecure())
+            return _answer(insecure(), cors(request))
         if kind == "token":
-            return _answer(await service.token(oauth_request))
-        return _answer(await service.revoke(oauth_request))
+            return _answer(await service.token(oauth_request), cors(request))
+        return _answer(await service.revoke(oauth_request), cors(request))
 
     @router.post(TOKEN_PATH)
     async def token(request: Request) -> Response:
@@ -260,39 +285,42 @@ def build_router(surface_of: Callable[[Request], OAuthSurface]) -> APIRouter:
         service = builtin(request)
         if service is None:
             return _json_error(404, "not_found", "the built-in authorization server is off")
+        allowed = cors(request)
         try:
             document = orjson.loads(await _body(request))
         except BodyError as exc:
-            return _json_error(400, "invalid_client_metadata", str(exc))
+            return _json_error(400, "invalid_client_metadata", str(exc), allowed)
         except orjson.JSONDecodeError:
-            return _json_error(400, "invalid_client_metadata", "the body is not JSON")
-        address = request.client.host if request.client else "unknown"
-        return _answer(await service.register(request.headers, document, address))
+            return _json_error(400, "invalid_client_metadata", "the body is not JSON", allowed)
+        answer = await service.register(request.headers, document, address(request))
+        return _answer(answer, allowed)
 
     async def preflight(request: Request) -> Response:
-        return Response(
-            status_code=204,
-            headers={
-                **OPEN,
-                "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
-                "Access-Control-Allow-Headers": "Content-Type, Authorization",
-                "Access-Control-Max-Age": "600",
-            },
-        )
+        headers = cors(request)
+        if "Access-Control-Allow-Origin" in headers:
+            headers = {**headers, **PREFLIGHT, "Access-Control-Max-Age": "600"}
+        return Response(status_code=204, headers=headers)
 
-    for path in (TOKEN_PATH, REVOKE_PATH, REGISTER_PATH, AS_METADATA_PATH, PR_METADATA_PATH):
+    async def public_preflight(request: Request) -> Response:
+        headers = {**OPEN, **PREFLIGHT, "Access-Control-Max-Age": "600"}
+        return Response(status_code=204, headers=headers)
+
+    for path in (TOKEN_PATH, REVOKE_PATH, REGISTER_PATH):
         router.add_api_route(path, preflight, methods=["OPTIONS"])
+    for path in (AS_METADATA_PATH, PR_METADATA_PATH):
+        router.add_api_route(path, public_preflight, methods=["OPTIONS"])
     return router
 
 
-def _page(
+async def _page(
     service: OAuthService,
     consent: Consent,
     params: list[tuple[str, str]],
-    csrf: str,
     error: str | None,
     status: int,
 ) -> Response:
+    """The sign-in page, with a new single-use CSRF token in the form and the cookie."""
+    csrf = await service.csrf.issue()
     html = login_page(
         action=AUTHORIZE_PATH,
         client_name=consent.client_name,
@@ -304,11 +332,11 @@ def _page(
         demo_plans=service.config.demo_plans,
         error=error,
     )
-    response = HTMLResponse(html, status_code=status, headers=PAGE_HEADERS)
+    response = _html(html, status)
     response.set_cookie(
         CSRF_COOKIE,
         csrf,
-        max_age=1800,
+        max_age=FORM_SECONDS,
         path=AUTHORIZE_PATH,
         secure=service.config.issuer.startswith("https://"),
         httponly=True,

@@ -13,12 +13,12 @@ import asyncio
 import hmac
 import ipaddress
 import logging
+import re
 import secrets
 from collections import defaultdict
 from collections.abc import Coroutine, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, TypeVar
-from urllib.parse import urlsplit
+from typing import Any, Literal, NamedTuple, Protocol, TypeVar
 
 from authlib.oauth2 import AuthorizationServer as _AuthorizationServer
 from authlib.oauth2.rfc6749 import (
@@ -56,7 +56,6 @@ from magisterium_a2a.server.oauth.store import (
     CLIENT_PREFIX,
     CODE_PREFIX,
     REFRESH_PREFIX,
-    REUSE_MEMORY_SECONDS,
     Account,
     ClientRecord,
     CodeRecord,
@@ -73,6 +72,8 @@ T = TypeVar("T")
 MAX_REDIRECT_URIS = 10
 MAX_URI_LENGTH = 2000
 MAX_NAME_LENGTH = 200
+CODE_MARGIN_SECONDS = 30
+"""A code's record outlives the code by this much (clock skew between replicas)."""
 LOOPBACK_NAMES = frozenset({"localhost"})
 
 
@@ -192,45 +193,100 @@ def is_loopback(host: str | None) -> bool:
     if host in LOOPBACK_NAMES:
         return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
 
 
-def redirect_uri_problem(uri: object) -> str | None:
-    """Why a redirect URI cannot be registered (https, or http on loopback), or None."""
+# A redirect URI as this server accepts it: RFC 3986 characters only, no userinfo,
+# no fragment, and a host of letters, digits, dots and hyphens (or an IPv6 literal).
+# Within this grammar every parser reads the same host: a browser (WHATWG URL) turns
+# ``\`` into ``/``, drops tabs and newlines and takes what precedes ``@`` as userinfo,
+# but none of those characters can appear here, so the host is the text between
+# ``//`` and the first ``:``, ``/``, ``?`` or the end, for us as for the browser.
+_PCHAR = r"(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})"
+_REDIRECT_URI = re.compile(
+    r"(?P<scheme>[a-z][a-z0-9+.\-]*)://"
+    r"(?P<host>[A-Za-z0-9.\-]+|\[[0-9A-Fa-f:.]+\])"
+    r"(?::(?P<port>[0-9]{1,5}))?"
+    rf"(?P<path>(?:/{_PCHAR}*)*)"
+    rf"(?:\?(?P<query>(?:{_PCHAR}|[/?])*))?"
+)
+
+
+class RedirectURI(NamedTuple):
+    """The parts of a redirect URI that passed ``redirect_uri_problem``."""
+
+    scheme: str
+    host: str
+    port: str | None
+    path: str
+    query: str | None
+
+    def text(self, port: str | None) -> str:
+        """The URI again, with ``port`` in place of its own."""
+        authority = self.host if port is None else f"{self.host}:{port}"
+        query = "" if self.query is None else "?" + self.query
+        return f"{self.scheme}://{authority}{self.path}{query}"
+
+
+def parse_redirect_uri(uri: object) -> RedirectURI | None:
+    """The URI's parts if it is within the grammar above, else None."""
     if not isinstance(uri, str) or len(uri) > MAX_URI_LENGTH:
-        return "a redirect URI is a string of at most 2000 characters"
-    try:
-        parts = urlsplit(uri)
-    except ValueError:
-        return f"{uri!r} is not a URI"
-    if parts.fragment or "#" in uri:
-        return "a redirect URI has no fragment"
-    if parts.scheme == "https" and parts.hostname:
         return None
-    if parts.scheme == "http" and is_loopback(parts.hostname):
+    match = _REDIRECT_URI.fullmatch(uri)
+    if match is None:
         return None
-    return f"{uri!r}: use https, or http on a loopback address (127.0.0.1, [::1], localhost)"
+    parts = RedirectURI(**match.groupdict())
+    if parts.port is not None and not 0 < int(parts.port) <= 65535:
+        return None
+    if parts.host.startswith("["):
+        try:
+            ipaddress.IPv6Address(parts.host[1:-1])
+        except ValueError:
+            return None
+    return parts
+
+
+def redirect_uri_problem(uri: object) -> str | None:
+    """Why a redirect URI cannot be registered or used, or None.
+
+    https, or http on a loopback address; RFC 3986 characters only (so no ``\\``,
+    space or control character); no userinfo (``user@``) and no fragment.
+    """
+    if not isinstance(uri, str) or len(uri) > MAX_URI_LENGTH:
+        return f"a redirect URI is a string of at most {MAX_URI_LENGTH} characters"
+    parts = parse_redirect_uri(uri)
+    # Described, never echoed: an error description is ASCII without quote or backslash.
+    if parts is None:
+        return (
+            "not an absolute URI of RFC 3986 characters without userinfo or fragment "
+            "(no backslash, space, control or non-ASCII character)"
+        )
+    if parts.scheme == "https" or (parts.scheme == "http" and is_loopback(parts.host)):
+        return None
+    return "use https, or http on a loopback address (127.0.0.1, [::1], localhost)"
+
+
+def redirect_for(registered: str, given: str) -> str | None:
+    """The URI to send the user back to when ``given`` names ``registered``: the
+    registered URI itself, or for a loopback http URI the same with the port given
+    (RFC 8252 section 7.3), built from the registered one's parts. None otherwise."""
+    if redirect_uri_problem(registered) is not None or redirect_uri_problem(given) is not None:
+        return None
+    if registered == given:
+        return registered
+    a, b = parse_redirect_uri(registered), parse_redirect_uri(given)
+    if a is None or b is None or a.scheme != "http" or not is_loopback(a.host):
+        return None
+    if (a.scheme, a.host, a.path, a.query) != (b.scheme, b.host, b.path, b.query):
+        return None
+    return a.text(b.port)
 
 
 def redirect_matches(registered: str, given: str) -> bool:
     """Exact match; for loopback http URIs any port (RFC 8252 section 7.3)."""
-    if registered == given:
-        return True
-    try:
-        a, b = urlsplit(registered), urlsplit(given)
-        a.port, b.port  # noqa: B018 - raises on a malformed port
-    except ValueError:
-        return False
-    return (
-        a.scheme == b.scheme == "http"
-        and is_loopback(a.hostname)
-        and a.hostname == b.hostname
-        and a.path == b.path
-        and a.query == b.query
-        and not b.fragment
-    )
+    return redirect_for(registered, given) is not None
 
 
 class Client(ClientMixin):  # type: ignore[misc]
@@ -251,7 +307,15 @@ class Client(ClientMixin):  # type: ignore[misc]
         return str(list_to_scope([s for s in scope_to_list(scope) if s in allowed]))
 
     def check_redirect_uri(self, redirect_uri: str) -> bool:
-        return any(redirect_matches(r, redirect_uri) for r in self.record.redirect_uris)
+        return self.redirect_for(redirect_uri) is not None
+
+    def redirect_for(self, redirect_uri: str) -> str | None:
+        """The registered URI that ``redirect_uri`` names (see ``redirect_for``)."""
+        for registered in self.record.redirect_uris:
+            found = redirect_for(registered, redirect_uri)
+            if found is not None:
+                return found
+        return None
 
     def check_client_secret(self, client_secret: str) -> bool:
         stored = self.record.secret_hash
@@ -314,6 +378,21 @@ class CodeGrant(grants.AuthorizationCodeGrant):  # type: ignore[misc]
     TOKEN_ENDPOINT_AUTH_METHODS = CLIENT_AUTH_METHODS
     server: AuthorizationServer
 
+    @staticmethod
+    def validate_authorization_redirect_uri(request: FormRequest, client: Client) -> str:
+        """The URI the user goes back to, always built from the client's registered
+        one (never the request's string), or ``invalid_request`` without a redirect."""
+        given = request.payload.redirect_uri
+        if not given:
+            default = client.get_default_redirect_uri()
+            if default is None:
+                raise InvalidRequestError("Missing 'redirect_uri' in request.")
+            return default
+        found = client.redirect_for(given)
+        if found is None:
+            raise InvalidRequestError("redirect_uri is not one the client registered.")
+        return found
+
     def validate_authorization_request(self) -> str:
         redirect_uri: str = super().validate_authorization_request()
         try:
@@ -342,23 +421,35 @@ class CodeGrant(grants.AuthorizationCodeGrant):  # type: ignore[misc]
             grant_id=secrets.token_hex(16),
             expires_at=server.clock.now() + server.config.code_seconds,
         )
-        server.run(server.store.put_code(code, record, REUSE_MEMORY_SECONDS))
+        ttl = server.config.code_seconds + CODE_MARGIN_SECONDS
+        server.run(server.store.put_code(code, record, ttl))
 
     def query_authorization_code(self, code: str, client: Client) -> IssuedCode | None:
         server = self.server
         record = server.run(server.store.code(code))
-        if record is None or record.client_id != client.get_client_id():
+        if record is None:
+            # Spent (its record goes at once) or unknown: a spent one ends its grant.
+            spent = server.run(server.store.spent_code_grant(code))
+            if spent is not None:
+                self._reused(spent)
             return None
-        if not server.run(server.store.claim_code(code)):
-            # RFC 6749 section 4.1.2: a code used twice revokes what it issued.
-            log.warning("authorization code reused; ending its grant")
-            server.run(server.store.end_grant(record.grant_id, server.config.refresh_token_seconds))
+        if record.client_id != client.get_client_id():
+            return None
+        if not server.run(server.store.claim_code(code, record.grant_id)):
+            self._reused(record.grant_id)
             return None
         if record.expires_at <= server.clock.now():
             return None
         if not server.run(server.accounts.alive(record.account)):
             return None
         return IssuedCode(record)
+
+    def _reused(self, grant_id: str) -> None:
+        """RFC 6749 section 4.1.2: a code used twice revokes what it issued."""
+        log.warning("authorization code reused; ending its grant")
+        self.server.run(
+            self.server.store.end_grant(grant_id, self.server.config.refresh_token_seconds)
+        )
 
     def validate_token_request(self) -> None:
         super().validate_token_request()
@@ -449,10 +540,10 @@ class Registration(ClientRegistrationEndpoint):  # type: ignore[misc]
             raise InvalidRedirectURIError("redirect_uris is required (authorization code flow)")
         if len(uris) > MAX_REDIRECT_URIS:
             raise InvalidRedirectURIError(f"at most {MAX_REDIRECT_URIS} redirect URIs")
-        for uri in uris:
+        for index, uri in enumerate(uris):
             problem = redirect_uri_problem(uri)
             if problem is not None:
-                raise InvalidRedirectURIError(problem)
+                raise InvalidRedirectURIError(f"redirect_uris[{index}]: {problem}")
         metadata: dict[str, Any] = super().extract_client_metadata(request)
         name = metadata.get("client_name")
         if name is not None and (not isinstance(name, str) or len(name) > MAX_NAME_LENGTH):
@@ -490,8 +581,10 @@ class Registration(ClientRegistrationEndpoint):  # type: ignore[misc]
             client_name=client_metadata.get("client_name"),
             scope=client_metadata["scope"],
         )
+        # Kept briefly until it obtains a token (``touch_client`` then keeps it as
+        # long as its refresh tokens): a registration nobody uses costs little.
         config = self.server.config
-        self.server.run(self.server.store.put_client(record, config.refresh_token_seconds))
+        self.server.run(self.server.store.put_client(record, config.unused_client_seconds))
         return Client(record)
 
 

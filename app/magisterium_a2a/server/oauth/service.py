@@ -9,7 +9,8 @@ and the API token the user signed in with (ended by ``tokens revoke``).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+import logging
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import urlencode
@@ -17,6 +18,7 @@ from urllib.parse import urlencode
 from authlib.oauth2.rfc6749 import InsecureTransportError, OAuth2Error
 from redis.exceptions import RedisError
 
+from magisterium_a2a.server.oauth.csrf import CSRF, Form
 from magisterium_a2a.server.oauth.discovery import (
     AuthorizationServerMetadata,
     OAuthConfig,
@@ -30,10 +32,14 @@ from magisterium_a2a.server.oauth.server import (
     FormRequest,
     json_request,
 )
-from magisterium_a2a.server.oauth.store import ACCESS_PREFIX, Account, OAuthStore
+from magisterium_a2a.server.oauth.store import ACCESS_PREFIX, Account, OAuthStore, digest
+from magisterium_a2a.server.oauth.throttle import Limit, Throttle, address_key
+from magisterium_a2a.server.observability import clip
 
 T = TypeVar("T")
 HOUR = 3600
+FAILURE_WINDOW = 600
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -70,6 +76,8 @@ class OAuthService:
         self.accounts = accounts
         self.server = AuthorizationServer(store, config, clock, accounts)
         self.metadata: AuthorizationServerMetadata = authorization_server_metadata(config)
+        self.throttle = Throttle(store, clock)
+        self.csrf = CSRF(store, clock)
 
     async def _run(self, work: Callable[[], T]) -> T:
         self.server.bridge.loop = asyncio.get_running_loop()
@@ -108,7 +116,7 @@ class OAuthService:
                 grant=grant,
                 client_name=client.record.client_name,
                 client_id=client.get_client_id(),
-                redirect_uri=request.payload.redirect_uri or client.get_default_redirect_uri(),
+                redirect_uri=grant.redirect_uri,
                 scope=request.scope,
             )
 
@@ -142,23 +150,23 @@ class OAuthService:
         return await self._run(work)
 
     async def register(self, headers: Mapping[str, str], document: Any, address: str) -> Answer:
-        """RFC 7591 registration, after the flood limits (per address, and overall)."""
-        window = int(self.clock.now() // HOUR)
+        """RFC 7591 registration, after the flood limits: the address' own first
+        (its refused attempts count against it alone), then the overall cap, which
+        only accepted registrations count, so no one can shut registration off."""
+        config = self.config
         try:
-            mine = await self.store.count_registration(address, window, 2 * HOUR)
-            everyone = await self.store.count_registration("*", window, 2 * HOUR)
+            retry = await self.throttle.take(
+                Limit("registrations", HOUR, config.registrations_per_hour_per_address),
+                address_key(address),
+            ) or await self.throttle.over(self._all_registrations, "*")
         except (RedisError, OSError, TimeoutError) as exc:
             raise StoreUnavailable from exc
-        if (
-            mine > self.config.registrations_per_hour_per_address
-            or everyone > self.config.registrations_per_hour
-        ):
-            retry = str(max(1, int((window + 1) * HOUR - self.clock.now())))
+        if retry is not None:
             body = {
                 "error": "invalid_request",
                 "error_description": "too many client registrations; try again later",
             }
-            return Answer(429, body, [("Retry-After", retry)])
+            return Answer(429, body, [("Retry-After", str(retry))])
         if not isinstance(document, dict):
             body = {
                 "error": "invalid_client_metadata",
@@ -174,7 +182,82 @@ class OAuthService:
             answer: Answer = self.server.create_endpoint_response("client_registration", request)
             return answer
 
-        return await self._run(work)
+        answer = await self._run(work)
+        if answer.status == 201:
+            await self._guard(self.throttle.count(self._all_registrations, "*"))
+        return answer
+
+    # --- the login page: approvals and failed sign-ins ----------------------------
+
+    async def approve(
+        self, consent: Consent, account: Account, address: str, form: Form | None = None
+    ) -> Answer:
+        """A code for ``account``, unless it or the address obtained too many lately
+        (HTTP 429, shown to the user on a page; the client is not redirected to), or
+        the login ``form`` it came from was used before (400)."""
+        config = self.config
+        limits = (
+            (Limit("approvals", 60, config.approvals_per_minute), digest(account.user_id)),
+            (
+                Limit("approvals-address", 60, config.approvals_per_minute_per_address),
+                address_key(address),
+            ),
+        )
+        over = [
+            (limit, count)
+            for limit, who in limits
+            if (count := await self._guard(self.throttle.count(limit, who))) > limit.most
+        ]
+        if over:
+            if any(count == limit.most + 1 for limit, count in over):
+                # Once per window, not once per refusal: a flood is one line.
+                log.warning(
+                    "OAuth approvals throttled: user=%s address=%s", clip(account.user_id), address
+                )
+            retry = max(self.throttle.retry_after(limit) for limit, _ in over)
+            body = {
+                "error": "temporarily_unavailable",
+                "error_description": "Too many sign-ins in a short time: wait a minute and "
+                "start again from the app.",
+            }
+            return Answer(429, body, [("Retry-After", str(retry))])
+        if form is not None and not await self._guard(self.csrf.spend(form)):
+            body = {
+                "error": "invalid_request",
+                "error_description": "This form was already sent. Start again from the app.",
+            }
+            return Answer(400, body, [])
+        return await self.decide(consent, account)
+
+    async def sign_in_blocked(self, address: str) -> int | None:
+        """Retry-After seconds while the address has used up its failed sign-ins."""
+        return await self._guard(self.throttle.over(self._failures, address_key(address)))
+
+    async def sign_in_failed(self, address: str, client_id: str) -> None:
+        """Count and log a wrong API token on the login page (never the token itself)."""
+        count = await self._guard(self.throttle.count(self._failures, address_key(address)))
+        log.warning(
+            "OAuth sign-in refused: unknown, revoked or expired API token "
+            "(address=%s client=%s, %d in this window)",
+            address,
+            clip(client_id),
+            count,
+        )
+
+    @property
+    def _failures(self) -> Limit:
+        return Limit("sign-in-failures", FAILURE_WINDOW, self.config.sign_in_failures_per_address)
+
+    @property
+    def _all_registrations(self) -> Limit:
+        return Limit("registrations-all", HOUR, self.config.registrations_per_hour)
+
+    @staticmethod
+    async def _guard(work: Awaitable[T]) -> T:
+        try:
+            return await work
+        except (RedisError, OSError, TimeoutError) as exc:
+            raise StoreUnavailable from exc
 
     # --- at the A2A endpoint ----------------------------------------------------
 

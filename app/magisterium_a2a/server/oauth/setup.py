@@ -81,6 +81,10 @@ def build_oauth(
             registrations_per_hour=settings.oauth_registrations_per_hour,
             demo_plans=settings.dev_mode,
             login_hint=settings.test_mode,
+            unused_client_seconds=settings.oauth_unused_client_seconds,
+            approvals_per_minute=settings.oauth_approvals_per_minute,
+            approvals_per_minute_per_address=settings.oauth_approvals_per_minute_per_address,
+            sign_in_failures_per_address=settings.oauth_sign_in_failures_per_address,
         )
         accounts = OperatorAccounts(tokens, clock, demo=settings.dev_mode)
         service = OAuthService(

@@ -112,19 +112,29 @@ class OAuthStore:
         await self._redis.expire(self.keys.client(client_id), ttl)
 
     async def put_code(self, code: str, record: CodeRecord, ttl: int) -> None:
+        """``ttl``: the code's life and a small margin; only the spent marker stays longer."""
         await self._redis.set(self.keys.code(digest(code)), record.model_dump_json(), ex=ttl)
 
     async def code(self, code: str) -> CodeRecord | None:
         raw = await self._redis.get(self.keys.code(digest(code)))
         return None if raw is None else CodeRecord.model_validate_json(raw)
 
-    async def claim_code(self, code: str) -> bool:
-        """True the first time only: a code is spent by its first presentation."""
-        return bool(
-            await self._redis.set(
-                self.keys.code_used(digest(code)), b"1", nx=True, ex=REUSE_MEMORY_SECONDS
-            )
+    async def claim_code(self, code: str, grant_id: str) -> bool:
+        """True the first time only: a code is spent by its first presentation.
+        Its record goes; a marker naming its grant (about 150 bytes) stays a day, so
+        that a second use, however late, ends what the first one opened."""
+        hashed = digest(code)
+        claimed = await self._redis.set(
+            self.keys.code_used(hashed), grant_id.encode(), nx=True, ex=REUSE_MEMORY_SECONDS
         )
+        if claimed:
+            await self._redis.delete(self.keys.code(hashed))
+        return bool(claimed)
+
+    async def spent_code_grant(self, code: str) -> str | None:
+        """The grant a spent code opened, if it was spent within the last day."""
+        raw = await self._redis.get(self.keys.code_used(digest(code)))
+        return None if raw is None else raw.decode() if isinstance(raw, bytes) else str(raw)
 
     async def put_grant(self, grant_id: str, record: GrantRecord, ttl: int) -> None:
         await self._redis.set(self.keys.grant(grant_id), record.model_dump_json(), ex=ttl)
@@ -166,11 +176,30 @@ class OAuthStore:
             )
         )
 
-    async def count_registration(self, who: str, window: int, ttl: int) -> int:
-        """How many registrations ``who`` made in this window, this one included."""
-        key = self.keys.registrations(who, window)
+    async def hit(self, kind: str, who: str, window: int, ttl: int) -> int:
+        """Count one more in ``who``'s fixed window; the count, this one included."""
+        key = self.keys.throttle(kind, who, window)
         async with self._redis.pipeline(transaction=False) as pipe:
             pipe.incr(key)
             pipe.expire(key, ttl)
             count, _ = await pipe.execute()
         return int(count)
+
+    async def hits(self, kind: str, who: str, window: int) -> int:
+        """``who``'s count in the window, without adding to it."""
+        raw = await self._redis.get(self.keys.throttle(kind, who, window))
+        return 0 if raw is None else int(raw)
+
+    async def csrf_key(self) -> bytes:
+        """The CSRF signing key: made once, by whichever process asks first."""
+        key = self.keys.csrf_key
+        await self._redis.set(key, secrets.token_bytes(32), nx=True)
+        raw = await self._redis.get(key)
+        assert isinstance(raw, bytes)
+        return raw
+
+    async def spend_csrf(self, nonce: str, ttl: int) -> bool:
+        """True the first time only: a login form is good for one submission."""
+        return bool(
+            await self._redis.set(self.keys.csrf_used(nonce), b"1", nx=True, ex=max(1, ttl))
+        )

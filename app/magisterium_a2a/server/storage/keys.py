@@ -89,15 +89,13 @@ class OAuthKeys:
 
     def __init__(self, prefix: str) -> None:
         self.base = f"{prefix}:oauth"
+        self.limits = f"{prefix}:oauth-limit"
 
     def client(self, client_id: str) -> str:
         return f"{self.base}:client:{client_id}"
 
     def code(self, code_hash: str) -> str:
         return f"{self.base}:code:{code_hash}"
-
-    def code_used(self, code_hash: str) -> str:
-        return f"{self.base}:code-used:{code_hash}"
 
     def grant(self, grant_id: str) -> str:
         return f"{self.base}:grant:{{{grant_id}}}"
@@ -114,5 +112,20 @@ class OAuthKeys:
     def refresh_used(self, token_hash: str) -> str:
         return f"{self.base}:refresh-used:{token_hash}"
 
-    def registrations(self, who: str, window: int) -> str:
-        return f"{self.base}:registrations:{window}:{who}"
+    def code_used(self, code_hash: str) -> str:
+        """The grant a spent code opened, kept a day after the code's own record
+        is gone, so that a second use still ends that grant."""
+        return f"{self.base}:code-used:{code_hash}"
+
+    @property
+    def csrf_key(self) -> str:
+        """The key that signs the login form's CSRF tokens, shared by every replica."""
+        return f"{self.base}:csrf-key"
+
+    def csrf_used(self, nonce: str) -> str:
+        return f"{self.base}:csrf-used:{nonce}"
+
+    def throttle(self, kind: str, who: str, window: int) -> str:
+        """A fixed-window counter: registrations, approvals, failed sign-ins. Not
+        under ``oauth:``, so a test-mode reset forgets it as it does rate limits."""
+        return f"{self.limits}:{kind}:{window}:{who}"

@@ -19,8 +19,8 @@ from typing import Literal
 import yaml
 from rapidfuzz import fuzz, process
 
-from magisterium_a2a.skills.dioceses.model import Diocese
-from magisterium_a2a.skills.dioceses.names import keys, query_key
+from magisterium_a2a.skills.dioceses.model import METROPOLITAN_TYPES, Diocese
+from magisterium_a2a.skills.dioceses.names import asks_metropolitan, keys, query_key
 
 BUILTIN_FILE = "data/dioceses-us.yaml"
 CUTOFF = 82.0  # below this a fuzzy candidate is no match at all
@@ -114,16 +114,25 @@ class Directory:
         wanted = query_key(query)
         if not wanted:
             return SearchResult("none")
+        result = self._by_name(wanted)
+        if result.outcome == "ambiguous" and asks_metropolitan(query):
+            # "Archdiocese of Portland": of the Portlands only one is a metropolitan see.
+            heads = [m for m in result.matches if m.diocese.type in METROPOLITAN_TYPES]
+            if len(heads) == 1:
+                return SearchResult("found", (heads[0],))
+        return result
+
+    def _by_name(self, wanted: str) -> SearchResult:
         named = self._names.get(wanted, set())
         seen = self._sees.get(wanted, set())
-        if len(named) == 1:
+        # A see city shared with a named jurisdiction of the same Church is a rival
+        # ("Springfield": two sees so named, and Springfield-Cape Girardeau's see).
+        rivals = {i for i in seen - named if any(self._rivals(i, n) for n in named)}
+        if len(named) == 1 and not rivals:
             (only,) = named
-            rivals = {i for i in seen - named if self._rivals(i, only)}
-            if not rivals:
-                return SearchResult("found", (Match(self.by_id[only], 100.0),))
-            return self._ranked({only: 100.0, **dict.fromkeys(rivals, 100.0)})
+            return SearchResult("found", (Match(self.by_id[only], 100.0),))
         if named:
-            return self._ranked(dict.fromkeys(named, 100.0))
+            return self._ranked(dict.fromkeys(named | rivals, 100.0))
         if len(seen) == 1:
             (only,) = seen
             return SearchResult("found", (Match(self.by_id[only], 100.0),))

@@ -35,6 +35,7 @@ from magisterium_a2a.skills.dioceses.model import (
 )
 from magisterium_a2a.skills.dioceses.names import key
 from magisterium_a2a.skills.dioceses.store import Financial, Statistic
+from magisterium_a2a.skills.imports import MAX_TEXT_CHARS, load_yaml, plain_text
 
 LONG_COLUMNS = ("diocese", "year", "metric", "value", "source")
 # Catholic-Hierarchy's column names (and ours, title-cased) -> our metric names.
@@ -87,7 +88,7 @@ def read_directory(text: str, suffix: str, existing: Directory) -> DirectoryBatc
     suffix = suffix.lower()
     if suffix in (".json", ".yaml", ".yml"):
         try:
-            data = json.loads(text) if suffix == ".json" else yaml.safe_load(text)
+            data = json.loads(text) if suffix == ".json" else load_yaml(text)
         except (json.JSONDecodeError, yaml.YAMLError) as exc:
             raise FormatError(f"not valid {suffix[1:].upper()}: {exc}") from None
         if isinstance(data, dict) and "results" in data and "head" in data:
@@ -117,6 +118,18 @@ def read_directory(text: str, suffix: str, existing: Directory) -> DirectoryBatc
             )
         return _ours(lines, "line", _csv_record)
     raise FormatError(f"unknown format {suffix!r} (use .json, .yaml, .csv)")
+
+
+def _text(value: str | None, name: str) -> str | None:
+    """An optional text cell of a statistics file (the source, the currency)."""
+    if not value:
+        return None
+    if len(value) > MAX_TEXT_CHARS:
+        raise ValueError(f"{name}: at most {MAX_TEXT_CHARS} characters")
+    try:
+        return plain_text(value)
+    except ValueError as exc:
+        raise ValueError(f"{name}: {exc}") from None
 
 
 def _csv_record(row: dict[str, str]) -> dict[str, Any]:
@@ -308,6 +321,8 @@ def _long(rows: Iterator[tuple[int, dict[str, str]]], directory: Directory) -> S
             if metric not in METRICS and metric not in FINANCIAL_FIELDS:
                 raise ValueError(f"unknown metric {row['metric']!r}")
             value = _value(row["value"], metric)
+            source = _text(row.get("source"), "source")
+            currency = _text(row.get("currency"), "currency")
             slot = (ident, year, metric)
             if slot in given:
                 raise ValueError(
@@ -317,9 +332,8 @@ def _long(rows: Iterator[tuple[int, dict[str, str]]], directory: Directory) -> S
             batch.errors.append(LineError(number, str(exc)))
             continue
         given[slot] = number
-        source = row.get("source") or None
         if metric in FINANCIAL_FIELDS:
-            currency = (row.get("currency") or "").upper() or None
+            currency = currency.upper() if currency else None
             batch.financials.append(Financial(ident, year, metric, value, currency, source))
         else:
             batch.statistics.append(Statistic(ident, year, metric, value, source))
@@ -367,12 +381,13 @@ def _wide(
                 for column, metric in columns.items()
                 if metric not in DERIVED
             }
+            source = _text(row.get("source"), "source")
+            currency = _text(row.get("currency"), "currency")
         except ValueError as exc:
             batch.errors.append(LineError(number, str(exc)))
             continue
         given[ident, year] = number
-        source = row.get("source") or None
-        currency = (row.get("currency") or "").upper() or None
+        currency = currency.upper() if currency else None
         for metric in METRICS:
             batch.statistics.append(Statistic(ident, year, metric, values.get(metric), source))
         for name in FINANCIAL_FIELDS:

@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from magisterium_a2a.skills.imports import Text, Texts
+
 JurisdictionType = Literal[
     "archdiocese",
     "diocese",
@@ -70,22 +72,24 @@ class Diocese(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
+    # Text fields are bounded (``imports``): an imported file's records are shown
+    # to every caller, so one record cannot make an answer of megabytes.
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]{0,99}$")
-    name: str = Field(min_length=1)
+    name: Text = Field(min_length=1)
     type: JurisdictionType
-    church: str | None = None
-    rite: str | None = None
+    church: Text | None = None
+    rite: Text | None = None
     country: str | None = Field(None, pattern=r"^[A-Z]{2}$")
-    province: str | None = None
-    metropolitan: str | None = None
-    see: str | None = None
-    state: str | None = None
-    cathedral: str | None = None
-    co_cathedral: str | None = None
+    province: Text | None = None
+    metropolitan: Text | None = None
+    see: Text | None = None
+    state: Text | None = None
+    cathedral: Text | None = None
+    co_cathedral: Text | None = None
     erected: int | None = Field(None, ge=1, le=2100)
-    aliases: list[str] = []
-    catholic_hierarchy: str | None = None
-    gcatholic: str | None = None
+    aliases: Texts = []
+    catholic_hierarchy: Text | None = None
+    gcatholic: Text | None = None
     wikidata: str | None = Field(None, pattern=r"^Q[1-9][0-9]*$")
 
     @field_validator("catholic_hierarchy", "gcatholic")

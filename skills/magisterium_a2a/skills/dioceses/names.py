@@ -61,6 +61,29 @@ KIND_WORDS = frozenset(
         "exarchate",
     )
 )
+# Articles and prepositions among KIND_WORDS: dropped from a key unless nothing else is left,
+# so that "LA" (Los Angeles) is still a name.
+ARTICLES = frozenset(
+    (
+        "of",
+        "the",
+        "in",
+        "and",
+        "for",
+        "de",
+        "del",
+        "della",
+        "di",
+        "des",
+        "du",
+        "la",
+        "le",
+        "los",
+        "las",
+    )
+)
+# Words that say the jurisdiction asked for is a metropolitan see ("Archdiocese of Portland").
+METROPOLITAN_WORDS = frozenset(("archdiocese", "archeparchy", "archieparchy", "arquidiocesis"))
 # "in Oregon", "in Illinois": a qualifier some official names carry after the see.
 _QUALIFIER = re.compile(r"\s+in\s+[a-z ]+$")
 # Question words stripped from a free-text query ("what is the diocese of ...").
@@ -89,6 +112,17 @@ QUESTION_WORDS = frozenset(
         "stats",
         "figures",
         "data",
+        "how",
+        "many",
+        "much",
+        "number",
+        "catholics",
+        "priests",
+        "parishes",
+        "there",
+        "cathedral",
+        "bishop",
+        "archbishop",
     )
 )
 
@@ -103,8 +137,18 @@ def words(text: str) -> list[str]:
 
 
 def key(text: str) -> str:
-    """The words that identify a jurisdiction: 'Archdiocese of St. Louis' -> 'saint louis'."""
-    return " ".join(w for w in words(text) if w not in KIND_WORDS)
+    """The words that identify a jurisdiction: 'Archdiocese of St. Louis' -> 'saint louis';
+    a name of articles alone keeps them: 'LA archdiocese' -> 'la'."""
+    found = words(text)
+    kept = [w for w in found if w not in KIND_WORDS]
+    if not kept:
+        kept = [w for w in found if w in ARTICLES]
+    return " ".join(kept)
+
+
+def asks_metropolitan(text: str) -> bool:
+    """The query names an archdiocese or archeparchy ('Archdiocese of Portland')."""
+    return not METROPOLITAN_WORDS.isdisjoint(words(text))
 
 
 def keys(text: str) -> set[str]:

@@ -75,7 +75,12 @@ def describe(directory: Directory, diocese: Diocese) -> list[str]:
         )
     elif metropolitan is not None:
         lines.append(f"Suffragan of the {metropolitan.name} (Province of {diocese.province})")
-    elif diocese.country == "US" and diocese.province is None:
+    elif diocese.province is not None:
+        lines.append(
+            f"Suffragan see of the Province of {diocese.province} "
+            "(its metropolitan is not in this directory)"
+        )
+    elif diocese.country == "US":
         lines.append("Immediately subject to the Holy See")
     if diocese.erected:
         lines.append(f"Erected: {diocese.erected}")

@@ -80,13 +80,13 @@ MAX_CANDIDATES = 4096
 ENGLISH_MODEL = (None, "en")
 """Questions the English model reads: English, and those too short to tell."""
 MAX_KNOWN_SHARE = 0.5
-"""A question lingua calls foreign is read as such when fewer than this share of
-its words occur in the library ("Vatican II on the liturgy", which lingua's fast
-mode may call Italian, stays English) ..."""
+"""A question the language layer calls foreign is read as such when fewer than
+this share of its words occur in the library ("divine mercy", which it may call
+French, stays English) ..."""
 MAX_KNOWN_SHARE_WHEN_SURE = 0.9
-"""... or, when lingua is sure, unless nearly all of them do (French shares many
-words with English and Latin; "artificial intelligence", which lingua is sure is
-French, does not)."""
+"""... or, when the layer is sure, unless nearly all of them do (French shares
+many words with English and Latin; "Rerum Novarum", which it is sure is Latin,
+is searched as the English library names it)."""
 _FETCH_CACHE = 256
 MISSPELT_NAME_SCORE = 90
 """rapidfuzz ratio (0-100) from which a whole query is taken as a misspelt name."""
@@ -278,9 +278,9 @@ class KnowledgeBase:
         return self.embedder, self._vectors
 
     def foreign(self, query: str) -> bool:
-        """Whether a query is in another language than English: lingua says so,
+        """Whether a query is in another language than English: the layer says so,
         and most of its words are unknown to the library (so "Vatican II on the
-        liturgy", which lingua's fast mode may call Italian, stays English)."""
+        liturgy" stays English whatever the layer calls it)."""
         language, confidence = detect(query)
         if language == "en":
             return False
@@ -435,9 +435,8 @@ class KnowledgeBase:
             return []
         if self.route(query)[0] is self.embedder:
             return []
-        # Every language's forms: lingua's fast mode confuses close languages
-        # (Italian read as Latin or Portuguese), and the glossary's forms do not
-        # collide across them.
+        # Every language's forms: a label can be wrong on a short question, and the
+        # glossary's forms do not collide across languages.
         return builtin_glossary().concepts(query, None)
 
     def gloss(self, query: str) -> str:

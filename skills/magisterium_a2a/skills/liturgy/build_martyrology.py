@@ -4,10 +4,15 @@ the CRMEDR registry: ``python -m magisterium_a2a.skills.liturgy.build_martyrolog
 
 Only facts are taken: each eulogy's day, order, id, subject name, title and the
 modern country of its place; the eulogies themselves are not in the registry and
-stay import-only. The registry's English subjects were extracted mechanically and
-some name another saint the eulogy mentions ("Saint Peter" for Pope Boniface IV),
-so an English subject is used only where it agrees with the Latin one (no contrary
-title, the same first name); otherwise the Latin subject is shown as the registry has it.
+stay import-only. The registry's English subjects were extracted mechanically: some
+name another saint the eulogy mentions ("Saint Peter" for Pope Boniface IV), some
+keep one name of a group ("Saints Michael" for the three archangels), a few hundred
+are missing. So a heading eulogy (the celebration that heads a day) takes romcal's
+English name of that General Roman Calendar celebration; an English subject is used
+only where it agrees with the Latin one (no contrary title, the same first name) and
+is completed from the Latin where it leaves people out; otherwise the Latin subject
+is shown with its title in English. The registry's countries are left out where it
+is unreliable (the heading eulogies) and corrected where COUNTRY_FIXES says.
 Needs ``pycountry`` (a dev dependency) for the country names.
 """
 
@@ -16,13 +21,16 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pycountry
+import romcal
 from rapidfuzz import fuzz
 
+from magisterium_a2a.skills.saints.feasts import DATE_FUNCTIONS, FIXED_TEMPORAL
 from magisterium_a2a.skills.text import fold
 
 # The registry version this table is built from: Apache-2.0 at this commit.
@@ -45,10 +53,15 @@ HEADER = f"""\
 # Its ids are drafts pending the curators' review. The eulogies' texts (copyright of the
 # Dicastery for Divine Worship and the Discipline of the Sacraments) are not in the
 # registry, and not here.
-# Changes: only ids, day placement, order, subject names and countries are kept; the
-# subject shown is the registry's English one where it agrees with its Latin one (no
-# contrary title, the same first name), else the Latin one; countries are named from
-# their ISO 3166-1 codes (pycountry).
+# Changes: only ids, day placement, order, subject names and countries are kept. The
+# subject shown: for the heading eulogy of a celebration, the English name romcal (MIT)
+# gives that General Roman Calendar celebration; else the registry's English one where it
+# agrees with its Latin one (no contrary title, the same first name), completed with the
+# people and companions the Latin names and it leaves out, its title in the Latin's number;
+# else the Latin one with its title in English and the given names the registry puts in
+# English at least twice. Countries are named from their ISO 3166-1 codes (pycountry, with
+# a few names as people write them), left out for the heading eulogies, and corrected
+# where the generator's COUNTRY_FIXES says so.
 #
 # Columns, tab-separated:
 #   date     MM-DD of the entry
@@ -77,7 +90,31 @@ GENERIC = {
     "a",
     "socii",
 }
-TITLES_EN = {"saint": "Saint", "saints": "Saint", "blessed": "Blessed"}
+TITLES_EN = {"saint": "Saint", "saints": "Saint", "blessed": "Blessed", "st": "Saint"}
+# Latin titles -> (English title, plural).
+TITLES_LA = {
+    "sanctus": ("Saint", False),
+    "sancta": ("Saint", False),
+    "sancti": ("Saints", True),
+    "sanctae": ("Saints", True),
+    "beatus": ("Blessed", False),
+    "beata": ("Blessed", False),
+    "beati": ("Blessed", True),
+    "beatae": ("Blessed", True),
+}
+COMPANIONS_LA = {"socii", "sociae", "socios"}
+# Latin subjects that name a number or a group ("Sancti Quadraginta Milites"): no
+# English form is derived for them; they are shown as the registry has them.
+GROUP_WORDS_LA = {
+    "plurimi", "plurimae", "omnes", "duo", "tres", "quinque", "septem", "decem", "viginti",
+    "triginta", "quadraginta", "ducenti", "octingenti", "martyres", "monachi", "virgines",
+    "milites", "sanctorum", "dormientium", "presbyteri", "diaconi", "clerici", "fratres",
+    "sorores", "pueri", "innocentes", "angeli", "centum", "sexaginta", "quinquaginta",
+    "undecim", "viri", "mulieres",
+}  # fmt: skip
+# A Latin given name is put in English only when the registry gives it that English
+# form at least this often.
+GIVEN_NAME_SUPPORT = 2
 # English given names whose Latin form no spelling distance recognises.
 GIVEN_NAMES = {
     ("john", "ioannes"),
@@ -94,10 +131,19 @@ GIVEN_NAMES = {
     ("denis", "dionysius"),
 }
 MATCHING_TOKEN = 60.0
+# Countries the registry gives for a place it misreads, corrected to the modern country
+# of the place of death (each with its source), or "-" to leave the country out.
+COUNTRY_FIXES: dict[str, str] = {
+    # Franciscan protomartyrs of Ceuta (10 October 1227): Ceuta is a city of Spain
+    # (Statute of Autonomy of Ceuta, Organic Law 1/1995); the registry says Morocco.
+    "mr:1010-septem-martyres-presbyteri-septam": "ES",
+}
+# ISO 3166-1 names written as people write them.
+COUNTRY_NAMES = {"PS": "Palestine", "RU": "Russia", "CD": "DR Congo", "CG": "Congo"}
 
 
 def title_en(name: str) -> str | None:
-    first = fold(name).split(" ", 1)[0]
+    first = fold(name).split(" ", 1)[0].rstrip(".")
     return TITLES_EN.get(first)
 
 
@@ -132,36 +178,191 @@ def agrees(english: str, latin: str) -> bool:
     return pair in GIVEN_NAMES or fuzz.ratio(*pair) >= MATCHING_TOKEN
 
 
-def display(ident: str, english: dict[str, str], latin: dict[str, str]) -> tuple[str, str | None]:
-    """The subject to show, and its title."""
+class LatinName:
+    """A Latin subject read as title, people (joined by "et") and companions."""
+
+    def __init__(self, latin: str) -> None:
+        words = latin.split()
+        found = TITLES_LA.get(words[0].lower()) if words else None
+        self.title: str | None = found[0] if found else None
+        self.plural = found[1] if found else False
+        body = " ".join(words[1:] if found else words)
+        parts = [p.strip() for p in re.split(r"\bet\b", body) if p.strip()]
+        self.companions = bool(parts) and parts[-1].lower() in COMPANIONS_LA
+        self.people = parts[:-1] if self.companions else parts
+        self.group = not self.people or bool(set(fold(body).split()) & GROUP_WORDS_LA)
+
+    @property
+    def size(self) -> int:
+        return len(self.people) + int(self.companions)
+
+
+def given_names(english: dict[str, str], latin: dict[str, str]) -> dict[str, str]:
+    """Latin given name -> the English the registry most often gives it, learnt from the
+    subjects whose English and Latin agree and name one person in as many words."""
+    seen: dict[str, Counter[str]] = {}
+    for ident, la in latin.items():
+        en = english.get(ident, "")
+        if not agrees(en, la):
+            continue
+        la_words = LatinName(la).people
+        en_words = _english_people(en)[1]
+        if len(la_words) != 1 or len(en_words) != 1:
+            continue
+        la_tokens, en_tokens = la_words[0].split(), en_words[0].split()
+        if len(la_tokens) == len(en_tokens):
+            seen.setdefault(la_tokens[0], Counter())[en_tokens[0]] += 1
+    learnt = {la: counts.most_common(1)[0] for la, counts in seen.items()}
+    return {la: en for la, (en, times) in learnt.items() if times >= GIVEN_NAME_SUPPORT}
+
+
+def _english_people(english: str) -> tuple[str | None, list[str], str | None]:
+    """An English subject read as title, people and its word for companions."""
+    words = english.split()
+    title = title_en(english)
+    body = " ".join(words[1:] if title and words else words)
+    parts = [p.strip() for p in re.split(r",| and ", body) if p.strip()]
+    companions = bool(parts) and parts[-1].lower() in {"companions", "his companions"}
+    return title, parts[:-1] if companions else parts, parts[-1] if companions else None
+
+
+def _translate(person: str, names: dict[str, str]) -> str:
+    """A Latin name in English where its given name is known, the rest as written."""
+    words = person.split()
+    out: list[str] = []
+    index = 0
+    while index < len(words):
+        word = words[index]
+        following = words[index + 1] if index + 1 < len(words) else ""
+        if word == "a" and following.lower() in {"sancto", "sancta"}:
+            out.append("of Saint")
+            index += 2
+            continue
+        out.append(names.get(word, word) if not out or out[-1] == "of Saint" else word)
+        index += 1
+    return " ".join(out)
+
+
+def _join(people: list[str], companions: str | None) -> str:
+    items = [*people, companions] if companions else people
+    if len(items) <= 1:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def _styled(title: str | None, people: list[str], companions: str | None, plural: bool) -> str:
+    plural = plural or len(people) + int(bool(companions)) > 1
+    word = {"Saint": "Saints", "Saints": "Saints"} if plural else {"Saints": "Saint"}
+    shown = word.get(title, title) if title else None
+    body = _join(people, companions)
+    return f"{shown} {body}" if shown else body
+
+
+def display(
+    ident: str, english: dict[str, str], latin: dict[str, str], names: dict[str, str]
+) -> tuple[str, str | None]:
+    """The subject to show, and its title: the registry's English where it agrees with the
+    Latin, completed with the people and companions the Latin names and it leaves out; else
+    the Latin with its title and known given names in English."""
     en, la = english.get(ident, ""), latin.get(ident, "")
+    read = LatinName(la)
     if agrees(en, la):
-        return en, title_en(en) or title_la(la)
-    return la, title_la(la)
+        title, people, also = _english_people(en)
+        if title is None:
+            return en, None
+        for person in read.people[len(people) :]:
+            people.append(_translate(person, names))
+        also = also or ("companions" if read.companions else None)
+        shown = _styled(title, people, also, plural=False)
+        return shown, title_en(shown)
+    if read.group and en and title_en(en) is None:
+        # A group ("Holy seven martyrs of Ceuta"): the mistakes name a person, not a group.
+        return en[:1].upper() + en[1:], None
+    if read.title is None or read.group:
+        return la, title_la(la)
+    people = [_translate(p, names) for p in read.people]
+    also = "companions" if read.companions else None
+    shown = _styled(read.title, people, also, read.plural)
+    return shown, title_en(shown)
 
 
 def country(code: str | None) -> str | None:
-    if not code:
+    if not code or code == "-":
         return None
+    if code in COUNTRY_NAMES:
+        return COUNTRY_NAMES[code]
     found = pycountry.countries.get(alpha_2=code)
     if found is None:
         return None
     return str(getattr(found, "common_name", None) or found.name)
 
 
+def celebrations() -> dict[tuple[int, int], list[tuple[str, str]]]:
+    """The General Roman Calendar's fixed-date celebrations in romcal (its English names),
+    by month and day: what heads a day of the 2004 Martyrology."""
+    definitions = {d.id: d for d in romcal.get_bundled_calendar_definitions()}
+    resources = [r for r in romcal.get_bundled_resources() if r.locale == "en"]
+    entities: dict[str, Any] = resources[0].model_dump(mode="json").get("entities") or {}
+    found: dict[tuple[int, int], list[tuple[str, str]]] = {}
+
+    def add(day_id: str, when: tuple[int, int]) -> None:
+        entity = entities.get(day_id) or {}
+        name = str(entity.get("fullname") or entity.get("name") or "")
+        if name:
+            found.setdefault(when, []).append((day_id, name.split(": ")[-1]))
+
+    raw = definitions["general_roman"].model_dump(mode="json").get("days_definitions") or {}
+    for day_id, spec in raw.items():
+        when = (spec or {}).get("date_def") or {}
+        if isinstance(when.get("month"), int) and isinstance(when.get("date"), int):
+            add(day_id, (when["month"], when["date"]))
+        elif when.get("date_fn") in DATE_FUNCTIONS:
+            add(day_id, DATE_FUNCTIONS[when["date_fn"]])
+    for day_id, when in FIXED_TEMPORAL.items():
+        add(day_id, when)
+    return found
+
+
+def heading(
+    ident: str,
+    when: tuple[int, int],
+    shown: str,
+    calendar: dict[tuple[int, int], list[tuple[str, str]]],
+) -> str | None:
+    """romcal's English name of the celebration an unnumbered (heading) eulogy stands for:
+    the day's only General Calendar celebration, or the one sharing a word with the id."""
+    found = calendar.get(when, [])
+    if len(found) == 1:
+        return found[0][1]
+    words = set(tokens(ident.split("-", 1)[-1].replace("-", " "))) | set(tokens(shown))
+    for day_id, name in found:
+        theirs = set(tokens(day_id.replace("_", " "))) | set(tokens(name))
+        if any(fuzz.ratio(a, b) >= 80 for a in words for b in theirs):
+            return name
+    return None
+
+
 def rows(folder: Path) -> Iterator[tuple[str, ...]]:
     registry = json.loads((folder / "martyrology_ids.json").read_text(encoding="utf-8"))
     english = json.loads((folder / "i18n" / "en.json").read_text(encoding="utf-8"))
     latin = json.loads((folder / "i18n" / "la.json").read_text(encoding="utf-8"))
+    names = given_names(english, latin)
+    calendar = celebrations()
     entries: list[dict[str, Any]] = registry["entries"]
     placed: list[tuple[tuple[int, int, int, int, str], tuple[str, ...]]] = []
     for item in entries:
-        name, title = display(item["id"], english, latin)
+        name, title = display(item["id"], english, latin, names)
         if not name:
             continue
         edition = "earlier" if item.get("deprecated") else "2004"
+        code = COUNTRY_FIXES.get(item["id"], item.get("country"))
+        if item.get("unnumbered") and edition == "2004":
+            # The heading eulogy of a celebration: romcal's English name; no country (the
+            # registry's are unreliable there: Ignatius in France, Francis Xavier in Spain).
+            name = heading(item["id"], (item["month"], item["day"]), name, calendar) or name
+            title, code = title_en(name), None
         order = item["entry"] if isinstance(item.get("entry"), int) else 99
-        fields = (title or "-", country(item.get("country")) or "-", name)
+        fields = (title or "-", country(code) or "-", name)
         days = [(item["month"], item["day"], order, "all")]
         days += [(o["month"], o["day"], o["entry"], "common") for o in item.get("also_on") or []]
         for month, day, number, years in days:

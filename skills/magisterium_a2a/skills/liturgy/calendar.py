@@ -9,28 +9,41 @@ instances are built: the configured calendar, and the bare Proper of Time,
 which names the weekday behind a memorial (``ordinary_time_15_tuesday`` under
 Saint Kateri) so its weekday readings can be found.
 
-Two corrections are applied to what romcal 4.0.0b6 returns, both checked by
-the tests: the Sunday and weekday cycles are computed from the liturgical year
-(romcal gives Advent and Christmas the cycle of the ending year), and the
-Proper of Saints from the First Sunday of Advent to 31 December, which romcal
-leaves out entirely (no Immaculate Conception, no Saint Stephen), is put back
-from romcal's own calendar definitions by the precedence rules of the Universal
-Norms (a solemnity falling on an Advent Sunday moves to the Monday; memorials
-on the privileged weekdays from 17 December become optional).
+What romcal 4.0.0b6 returns is corrected, each correction checked by the tests:
+the Sunday and weekday cycles are computed from the liturgical year (romcal gives
+Advent and Christmas the cycle of the ending year); what romcal leaves out of a
+year is put back from romcal's own calendar definitions (the whole Proper of
+Saints from the First Sunday of Advent to 31 December, and elsewhere the
+solemnities and feasts of the Lord it drops where they are impeded or should
+win); and every day is then sorted out by the rules of precedence of the
+General Norms (``precedence``): no memorial on the days that exclude one, only
+a commemoration on the privileged weekdays, an impeded solemnity transferred.
 """
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Iterable
 from datetime import date, timedelta
-from functools import cache
+from functools import cache, cached_property
 from typing import Any, Literal
 
 import romcal
 from cachetools import LRUCache
 from pydantic import BaseModel, ConfigDict
+
+from magisterium_a2a.skills.liturgy.precedence import (
+    COMMEMORATION,
+    LAST_SOLEMNITY_ROW,
+    PREVAILING_MEMORIALS,
+    corrected,
+    is_memorial,
+    occurrence,
+    outranks,
+    table_row,
+    takes_transfer,
+    transfer_date,
+)
 
 SundayCycle = Literal["A", "B", "C"]
 WeekdayCycle = Literal["I", "II"]
@@ -39,9 +52,26 @@ FIRST_YEAR = 1583
 LAST_YEAR = 9999
 YEARS_KEPT = 32
 
-# Fixed dates of romcal's date functions that can fall in Advent.
-DATE_FUNCTIONS: dict[str, tuple[int, int]] = {"immaculate_conception_of_mary": (12, 8)}
-PRECEDENCE_ORDER = re.compile(r"_(\d+)([a-z]?)$")
+# The fixed dates of romcal's date functions (its other date functions move with Easter,
+# or carry romcal's own transfer: the Annunciation's).
+DATE_FUNCTIONS: dict[str, tuple[int, int]] = {
+    "all_saints": (11, 1),
+    "assumption": (8, 15),
+    "exaltation_of_the_holy_cross": (9, 14),
+    "immaculate_conception_of_mary": (12, 8),
+    "nativity_of_john_the_baptist": (6, 24),
+    "peter_and_paul_apostles": (6, 29),
+    "presentation_of_the_lord": (2, 2),
+    "transfiguration": (8, 6),
+}
+# The memorials of Mary that follow a moveable celebration: (that celebration, days after).
+FOLLOWING: dict[str, tuple[str, int]] = {
+    "mary_mother_of_the_church": ("pentecost_sunday", 1),
+    "immaculate_heart_of_mary": ("most_sacred_heart_of_jesus", 1),
+}
+# Outside Advent only what romcal wrongly drops is put back: solemnities, feasts of the
+# Lord, and the memorials of Mary that prevail over a saint's.
+RESTORED_ROWS = 5
 # Proper of Time days that romcal names otherwise (the names a query may use).
 ID_ALIASES: dict[str, str] = {
     "ordinary_time_3_sunday": "sunday_of_the_word_of_god",
@@ -55,6 +85,7 @@ RANK_NAMES = {
     "feast": "Feast",
     "memorial": "Memorial",
     "optional_memorial": "Optional memorial",
+    COMMEMORATION: "Commemoration",
     "weekday": "Weekday",
 }
 
@@ -273,26 +304,32 @@ class LiturgicalCalendar:
         return self.year(when.year).days[when]
 
     def dates_of(self, celebration_id: str, year: int) -> tuple[date, ...]:
+        """Where a celebration is kept in ``year``; where it is not kept (a memorial on a
+        Sunday, a feast under a solemnity), its own date, which then answers for the day."""
         ident = ID_ALIASES.get(celebration_id, celebration_id)
-        return self.year(year).dates_by_id.get(ident, ())
+        kept = self.year(year).dates_by_id.get(ident, ())
+        if kept:
+            return kept
+        definition = self._sanctoral_chain.get(ident)
+        natural = _natural_date(definition, year) if definition else None
+        return (natural,) if natural is not None else ()
 
     def _build(self, year: int) -> Year:
         main = self._romcal.liturgical_calendar(year)
         temporal = self._temporal.liturgical_calendar(year)
         days: dict[date, Day] = {}
-        dates_by_id: dict[str, list[date]] = {}
+        weekdays: dict[date, Celebration] = {}
         for key, entries in sorted(main.items()):
             when = date.fromisoformat(key)
             base = temporal.get(key) or entries
-            temporal_id = base[0].id
-            celebrations = [self._celebration(entry) for entry in entries]
+            weekdays[when] = self._celebration(base[0])
             first = entries[0]
             start = date.fromisoformat(str(first.start_of_liturgical_year))
             liturgical_year = start.year + 1
             days[when] = Day(
                 date=when,
-                celebrations=tuple(celebrations),
-                temporal_id=temporal_id,
+                celebrations=tuple(self._celebration(entry) for entry in entries),
+                temporal_id=base[0].id,
                 temporal_name=_capitalised(base[0].fullname),
                 season=_value(first.season) if first.season else None,
                 season_name=first.season_name,
@@ -302,9 +339,15 @@ class LiturgicalCalendar:
                 sunday_cycle=sunday_cycle(liturgical_year),
                 weekday_cycle=weekday_cycle(liturgical_year),
             )
-            for ident in {*(c.id for c in celebrations), temporal_id}:
+        self._restore_omitted(days, weekdays)
+        dates_by_id: dict[str, list[date]] = {}
+        for when, day in days.items():
+            kept, commemorated = occurrence(day.celebrations, weekdays[when])
+            celebrations = (*kept, *(c.model_copy(update=_AS_COMMEMORATION) for c in commemorated))
+            if celebrations != day.celebrations:
+                day = days[when] = day.model_copy(update={"celebrations": celebrations})
+            for ident in dict.fromkeys((*(c.id for c in day.celebrations), day.temporal_id)):
                 dates_by_id.setdefault(ident, []).append(when)
-        self._restore_advent_sanctoral(days, dates_by_id)
         return Year(
             year=year,
             days=days,
@@ -312,8 +355,7 @@ class LiturgicalCalendar:
         )
 
     def _celebration(self, entry: romcal.LiturgicalDay) -> Celebration:
-        rank = _value(entry.rank)
-        precedence = _value(entry.precedence)
+        rank, precedence = corrected(entry.id, _value(entry.rank), _value(entry.precedence))
         rank_name = RANK_NAMES.get(rank, entry.rank_name)
         if precedence.startswith("triduum"):
             rank_name = "Solemnity" if entry.id == "easter_sunday" else "Paschal Triduum"
@@ -344,6 +386,7 @@ class LiturgicalCalendar:
             optional=rank == "optional_memorial",
         )
 
+    @cached_property
     def _sanctoral_chain(self) -> dict[str, dict[str, Any]]:
         """The calendar's day definitions, general_roman first, each child merged over it."""
         order: list[str] = []
@@ -364,57 +407,77 @@ class LiturgicalCalendar:
                 entry["calendar"] = ident
         return merged
 
-    def _restore_advent_sanctoral(
-        self, days: dict[date, Day], dates_by_id: dict[str, list[date]]
+    def _restore_omitted(self, days: dict[date, Day], weekdays: dict[date, Celebration]) -> None:
+        """Put back, by the rules of precedence, what romcal left out of the year: the
+        whole Proper of Saints from the First Sunday of Advent to 31 December (romcal
+        leaves it out, so no Immaculate Conception, no Saint Stephen), and elsewhere the
+        solemnities and feasts of the Lord it drops (St Joseph on a Sunday of Lent, the
+        Lateran on a Sunday). Weightiest first, so a transfer sees what is already kept."""
+        present = {c.id for day in days.values() for c in day.celebrations}
+        year = next(iter(days)).year
+        advent = min(
+            (d for d, day in days.items() if day.temporal_id == "advent_1_sunday"), default=None
+        )
+        anchors = {day.principal.id: when for when, day in days.items()}
+        found: list[tuple[int, date, Celebration, bool]] = []
+        for day_id, definition in self._sanctoral_chain.items():
+            if day_id in present or definition.get("drop") or "precedence" not in definition:
+                continue
+            natural = _natural_date(definition, year)
+            if day_id in FOLLOWING and FOLLOWING[day_id][0] in anchors:
+                anchor, after = FOLLOWING[day_id]
+                natural = anchors[anchor] + timedelta(days=after)
+            if natural is None or natural not in days:
+                continue
+            celebration = self._defined_celebration(day_id, definition, weekdays[natural])
+            row = table_row(celebration.precedence)
+            restored = row <= RESTORED_ROWS or day_id in PREVAILING_MEMORIALS
+            if not restored and (advent is None or natural < advent):
+                continue
+            found.append((row, natural, celebration, bool(definition.get("date_exceptions"))))
+        for _, natural, celebration, has_exceptions in sorted(found, key=lambda f: f[:2]):
+            self._place(days, weekdays, natural, celebration, has_exceptions)
+
+    @staticmethod
+    def _place(
+        days: dict[date, Day],
+        weekdays: dict[date, Celebration],
+        natural: date,
+        celebration: Celebration,
+        has_exceptions: bool,
     ) -> None:
-        advent = [d for d, day in days.items() if day.temporal_id == "advent_1_sunday"]
-        if not advent:
+        """One left-out celebration on its day, transferred (a solemnity impeded there),
+        or beside the day's (a memorial, for ``occurrence`` to sort out), or nowhere (a
+        feast impeded is omitted that year, GNLY 60)."""
+        day = days[natural]
+        if outranks(celebration, day.celebrations, weekdays[natural]):
+            # Date exceptions are a calendar's own moves (England's All Saints off a
+            # Saturday), romcal's to apply: such a celebration is not put back here.
+            if not has_exceptions:
+                lesser = tuple(c for c in day.celebrations if is_memorial(c))
+                days[natural] = day.model_copy(update={"celebrations": (celebration, *lesser)})
             return
-        by_date: dict[date, list[tuple[str, dict[str, Any]]]] = {}
-        for day_id, definition in self._sanctoral_chain().items():
-            spec = definition.get("date_def") or {}
-            month_day = DATE_FUNCTIONS.get(str(spec.get("date_fn")))
-            if month_day is None and "month" in spec and "date" in spec:
-                month_day = (int(spec["month"]), int(spec["date"]))
-            if month_day is None or "precedence" not in definition:
-                continue
-            when = date(advent[0].year, *month_day)
-            if when < advent[0]:
-                continue
-            if _order(definition["precedence"]) <= 4 and days[when].principal.rank == "sunday":
-                when += timedelta(days=1)
-            by_date.setdefault(when, []).append((day_id, definition))
-        for when, found in by_date.items():
-            day = days[when]
-            temporal = day.principal
-            ranked = sorted(found, key=lambda item: _order(item[1]["precedence"]))
-            principal = temporal
-            optional: list[Celebration] = []
-            for day_id, definition in ranked:
-                celebration = self._defined_celebration(day_id, definition, temporal)
-                order = _order(celebration.precedence)
-                if principal is temporal and order < _order(temporal.precedence):
-                    principal = celebration
-                elif temporal.rank != "sunday" and principal is temporal and order >= 10:
-                    optional.append(celebration.model_copy(update=_AS_OPTIONAL))
-            if principal is temporal and not optional:
-                continue
-            days[when] = day.model_copy(update={"celebrations": (principal, *optional)})
-            for celebration in (principal, *optional):
-                dates_by_id.setdefault(celebration.id, []).append(when)
+        if table_row(celebration.precedence) <= LAST_SOLEMNITY_ROW:
+
+            def free(when: date) -> bool:
+                return when in days and takes_transfer(days[when].celebrations, weekdays[when])
+
+            target = transfer_date(natural, day.principal, free)
+            if target is not None:
+                there = days[target]
+                lesser = tuple(c for c in there.celebrations if is_memorial(c))
+                days[target] = there.model_copy(update={"celebrations": (celebration, *lesser)})
+            return
+        if is_memorial(celebration):
+            days[natural] = day.model_copy(
+                update={"celebrations": (*day.celebrations, celebration)}
+            )
 
     def _defined_celebration(
         self, day_id: str, definition: dict[str, Any], temporal: Celebration
     ) -> Celebration:
-        precedence = str(definition["precedence"])
-        rank = (
-            "solemnity"
-            if "solemnity" in precedence
-            else "feast"
-            if "feast" in precedence
-            else "optional_memorial"
-            if precedence.startswith("optional")
-            else "memorial"
+        rank, precedence = corrected(
+            day_id, _rank_of(str(definition["precedence"])), str(definition["precedence"])
         )
         locale_id = str(definition.get("custom_locale_id") or day_id)
         entity = self.entity(locale_id) or self.entity(day_id) or {}
@@ -443,17 +506,39 @@ class LiturgicalCalendar:
         )
 
 
-_AS_OPTIONAL: dict[str, Any] = {
-    "rank": "optional_memorial",
-    "rank_name": RANK_NAMES["optional_memorial"],
+# A memorial on a privileged weekday: named, its Mass not said (GIRM 355a).
+_AS_COMMEMORATION: dict[str, Any] = {
+    "rank": COMMEMORATION,
+    "rank_name": RANK_NAMES[COMMEMORATION],
     "optional": True,
 }
 
 
-def _order(precedence: str) -> int:
-    """The row of the Table of Liturgical Days (1 = Triduum ... 13 = weekday)."""
-    found = PRECEDENCE_ORDER.search(precedence)
-    return int(found.group(1)) if found else 13
+def _rank_of(precedence: str) -> str:
+    """The rank a romcal precedence of the Proper of Saints names."""
+    if "solemnity" in precedence:
+        return "solemnity"
+    if "feast" in precedence:
+        return "feast"
+    return "optional_memorial" if precedence.startswith("optional") else "memorial"
+
+
+def _natural_date(definition: dict[str, Any], year: int) -> date | None:
+    """The fixed date a calendar definition gives its celebration in ``year``, if any."""
+    spec = definition.get("date_def") or {}
+    month_day = DATE_FUNCTIONS.get(str(spec.get("date_fn")))
+    if (
+        month_day is None
+        and isinstance(spec.get("month"), int)
+        and isinstance(spec.get("date"), int)
+    ):
+        month_day = (spec["month"], spec["date"])
+    if month_day is None or spec.get("day_offset"):
+        return None
+    try:
+        return date(year, *month_day)
+    except ValueError:  # 29 February in a common year
+        return None
 
 
 def _person(ident: str, entity: dict[str, Any]) -> Person:

@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable
 from datetime import date, datetime, timedelta
 
 from dateutil import parser as dateutil_parser
+from dateutil.easter import easter
+from dateutil.relativedelta import TH, relativedelta
 from rapidfuzz import fuzz, process
 
 from magisterium_a2a.skills.liturgy.calendar import (
@@ -54,7 +57,6 @@ ALIASES: dict[str, str] = {
     "easter vigil": "holy_saturday",
     "pentecost": "pentecost_sunday",
     "ascension": "ascension_of_the_lord",
-    "ascension thursday": "ascension_of_the_lord",
     "trinity sunday": "most_holy_trinity",
     "holy trinity": "most_holy_trinity",
     "corpus christi": "most_holy_body_and_blood_of_christ",
@@ -83,8 +85,23 @@ ALIASES: dict[str, str] = {
     "sts peter and paul": "peter_and_paul_apostles",
     "gaudete sunday": "advent_3_sunday",
     "laetare sunday": "lent_4_sunday",
+    "good shepherd sunday": "easter_time_4_sunday",
+    "pentecost vigil": "pentecost_sunday",
+}
+# Days named by a rule rather than by what the calendar keeps on them. "Ascension
+# Thursday" is the fortieth day after Easter even where (most of the USA) the Ascension
+# is kept on the Sunday after; that day's answer gives both. Thanksgiving Day is the
+# fourth Thursday of November (the US proper Mass).
+NAMED_DAYS: dict[str, Callable[[int], date]] = {
+    "ascension thursday": lambda year: easter(year) + timedelta(days=39),
+    "christmas eve": lambda year: date(year, 12, 24),
+    "new year": lambda year: date(year, 1, 1),
+    "new year eve": lambda year: date(year, 12, 31),
+    "independence": lambda year: date(year, 7, 4),
+    "thanksgiving": lambda year: date(year, 11, 1) + relativedelta(weekday=TH(4)),
 }
 FILLER = {
+    "please",
     "what",
     "are",
     "is",
@@ -103,6 +120,19 @@ FILLER = {
     "of",
     "day",
 }
+# Words a query may end with that name no date ("today's Mass readings, please").
+TRAILING = {"please", "thanks", "mass", "readings", "reading"}
+RELATIVE_DAYS = {
+    "today": 0,
+    "tonight": 0,
+    "tomorrow": 1,
+    "after tomorrow": 2,  # "the day after tomorrow", its leading "the day" dropped
+    "yesterday": -1,
+    "before yesterday": -2,
+}
+# 2026/12/25, 12/25/2026, 25/12/2026: read only when the order is beyond doubt (a part
+# over 12, or a four-digit year first); 12/08/2026 is December or August, so not read.
+SLASHED = re.compile(r"(\d{1,4})/(\d{1,2})(?:/(\d{2,4}))?")
 FUZZY_CUTOFF = 90.0
 GENERIC = {"saint", "saints", "blessed", "lady", "feast", "sunday", "week", "time", "lord"}
 
@@ -143,8 +173,10 @@ MAX_QUERY_CHARS = 300
 
 
 def normalise(text: str) -> str:
+    """Lower case, no punctuation, no possessive ("St. Patrick's Day": st patrick day)."""
     text = text.lower().replace("\u2019", "'").replace("st.", "st")
     text = re.sub(r"[^\w\s'-]", " ", text)
+    text = re.sub(r"'s\b|\b'|'\B", "", text)
     return re.sub(r"\s+", " ", text).strip()
 
 
@@ -157,10 +189,16 @@ class DateQueryParser:
         self._lock = threading.Lock()
 
     def parse(self, query: str, today: date) -> date | None:
+        slashed = SLASHED.fullmatch(query.strip())
+        if slashed:
+            found = _slashed(*slashed.groups(), today=today)
+            return found if found is not None and FIRST_YEAR <= found.year <= LAST_YEAR else None
         text = normalise(query)
         words = text.split()
         while words and words[0] in FILLER:
             words.pop(0)
+        while words and words[-1] in TRAILING:
+            words.pop()
         text = " ".join(words)
         if not text:
             return None
@@ -175,9 +213,9 @@ class DateQueryParser:
     def _parse(self, text: str, today: date) -> date | None:
         if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
             return date.fromisoformat(text)
-        simple = {"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1}
-        if text in simple:
-            return today + timedelta(days=simple[text])
+        if text in RELATIVE_DAYS:
+            return today + timedelta(days=RELATIVE_DAYS[text])
+        text = re.sub(r"\bweekend$", "sunday", text)  # the weekend's Mass is the Sunday's
         relative = RELATIVE.match(text)
         if relative:
             return _relative(relative["rel"], WEEKDAYS.index(relative["wd"]), today)
@@ -190,6 +228,9 @@ class DateQueryParser:
             text = head
         if MONTHS.search(text) and re.search(r"\d", text):
             return _absolute(text, year if year is not None else today.year)
+        named = NAMED_DAYS.get(text.removesuffix(" day"))
+        if named is not None:
+            return _next_named(named, year, today)
         ident = self._celebration_id(text, today.year)
         if ident is not None:
             return self._occurrence(ident, year, today)
@@ -206,15 +247,23 @@ class DateQueryParser:
             season = SEASONS[proper["season"]]
             return f"{season}_{number}_{proper['wd']}" if number else None
         text = re.sub(r"^(the|feast of|solemnity of|memorial of) ", "", text)
-        if text in ALIASES:
-            return ALIASES[text]
+        # "All Saints Day", "St Patrick's Day": the name without "day", "st" as "saint".
+        bare = re.sub(r"^sts? ", lambda m: "saints " if m[0] == "sts " else "saint ", text)
+        bare = bare.removesuffix(" day") if bare.startswith("saint ") else bare
         names = self._name_index(this_year)
-        if text in names:
-            return names[text]
-        if not [w for w in text.split() if len(w) >= 4 and w not in GENERIC]:
+        for form in dict.fromkeys((text, text.removesuffix(" day"), bare)):
+            if form in ALIASES:
+                return ALIASES[form]
+            if form in names:
+                return names[form]
+        # A "... Day" no name matched is another kind of day (Mother's Day, Labor Day):
+        # only a saint's day goes on to the fuzzy match.
+        if text.endswith(" day") and not bare.startswith("saint"):
+            return None
+        if not [w for w in bare.split() if len(w) >= 4 and w not in GENERIC]:
             return None
         match = process.extractOne(
-            text, list(names), scorer=fuzz.token_set_ratio, score_cutoff=FUZZY_CUTOFF
+            bare, list(names), scorer=fuzz.token_set_ratio, score_cutoff=FUZZY_CUTOFF
         )
         return names[match[0]] if match else None
 
@@ -243,6 +292,34 @@ class DateQueryParser:
                         names.setdefault(day.temporal_id.replace("_", " "), day.temporal_id)
                 self._names = names
         return self._names
+
+
+def _next_named(rule: Callable[[int], date], year: int | None, today: date) -> date:
+    """The named day of ``year``, else its next occurrence from today."""
+    if year is not None:
+        return rule(year)
+    this_year = rule(today.year)
+    return this_year if this_year >= today else rule(today.year + 1)
+
+
+def _slashed(first: str, second: str, third: str | None, *, today: date) -> date | None:
+    """A numeric date with slashes, when its order is beyond doubt (see ``SLASHED``)."""
+    if len(first) == 4:
+        if third is None or len(third) > 2:
+            return None
+        year, month, day = int(first), int(second), int(third)
+    else:
+        if third is not None and len(third) != 4:
+            return None
+        a, b = int(first), int(second)
+        if a <= 12 and b <= 12 and a != b:
+            return None
+        month, day = (a, b) if a <= 12 else (b, a)
+        year = int(third) if third else today.year
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
 
 
 def _relative(rel: str, weekday: int, today: date) -> date:

@@ -18,9 +18,10 @@ from magisterium_a2a.plugin import Clock
 from magisterium_a2a.skills.liturgy.calendar import Celebration, Day, LiturgicalCalendar
 from magisterium_a2a.skills.liturgy.commons import COMMON_NAMES, builtin_pointers, commons_by_titles
 from magisterium_a2a.skills.liturgy.dates import MAX_QUERY_CHARS, DateQueryParser
-from magisterium_a2a.skills.liturgy.lectionary import KIND_RANK, Lectionary, MassReadings, Table
+from magisterium_a2a.skills.liturgy.lectionary import Lectionary, MassReadings, Table, mass_order
 from magisterium_a2a.skills.liturgy.lectionary_format import parse_text
 from magisterium_a2a.skills.liturgy.martyrology import Martyrology
+from magisterium_a2a.skills.liturgy.precedence import COMMEMORATION
 from magisterium_a2a.skills.liturgy.settings import LiturgySettings
 
 BUILTIN_NAME = "built-in"
@@ -91,6 +92,8 @@ class DayReadings(BaseModel):
     day: Day
     masses: tuple[MassReadings, ...]
     memorials: tuple[MemorialReadings, ...] = ()
+    commemorations: tuple[Celebration, ...] = ()
+    """Memorials on a privileged weekday: the Mass is of the day (GIRM 355a)."""
     others: tuple[OtherCelebration, ...] = ()
     commons: tuple[tuple[str, MassReadings], ...] = ()
 
@@ -229,7 +232,8 @@ class LiturgyEngine:
             day=day,
             masses=tuple(self._day_masses(day)),
             memorials=memorials,
-            others=(*self._transferred(day), *self._proper_masses(day)),
+            commemorations=tuple(c for c in day.celebrations if c.rank == COMMEMORATION),
+            others=(*self._christmas_eve(day), *self._transferred(day), *self._proper_masses(day)),
             commons=tuple(commons.items()),
         )
 
@@ -249,6 +253,9 @@ class LiturgyEngine:
             vigil = self.lectionary.lookup("easter_sunday", cycles, "easter_vigil")
             if vigil is not None:
                 masses.append(vigil)
+        # In the order they are celebrated, whichever celebration brought them (the
+        # morning's Chrism Mass before the evening Mass of the Lord's Supper).
+        masses.sort(key=lambda m: _mass_rank(m.mass))
         return masses
 
     def _memorial(
@@ -271,9 +278,23 @@ class LiturgyEngine:
             if easter is not None:
                 first = {r.slot for r in easter.readings}
                 kept = [r for r in found.readings if r.slot not in first]
-                readings = sorted([*easter.readings, *kept], key=lambda r: KIND_RANK[r.kind])
-                found = found.model_copy(update={"readings": tuple(readings)})
+                readings = mass_order(easter.readings, kept)
+                found = found.model_copy(update={"readings": readings})
         return found.model_copy(update={"title": COMMON_NAMES.get(common, common)})
+
+    def _christmas_eve(self, day: Day) -> list[OtherCelebration]:
+        """On 24 December, the Vigil Mass of the Nativity said that evening: what people
+        ask for as "Christmas Eve" (the day's own Mass is the morning's)."""
+        if (day.date.month, day.date.day) != (12, 24):
+            return []
+        christmas = self.calendar.day(day.date + timedelta(days=1))
+        cycles = (christmas.sunday_cycle, christmas.weekday_cycle)
+        vigil = self.lectionary.lookup(christmas.principal.id, cycles, "previous_evening_mass")
+        if vigil is None:
+            return []
+        principal = christmas.principal
+        name = f"{principal.name} ({principal.rank_name})"
+        return [OtherCelebration(label="In the evening", name=name, masses=(vigil,))]
 
     def _transferred(self, day: Day) -> list[OtherCelebration]:
         """The Ascension's two days, where provinces differ: the other rule's celebration."""
@@ -340,8 +361,13 @@ class LiturgyEngine:
     def _masses(self, day_id: str, cycles: tuple[str, str]) -> list[MassReadings]:
         found: list[MassReadings] = []
         names = self.lectionary.masses_of(day_id)
-        for mass in sorted(names, key=lambda m: MASS_ORDER.index(m) if m in MASS_ORDER else 99):
+        for mass in sorted(names, key=_mass_rank):
             readings = self.lectionary.lookup(day_id, cycles, mass)  # type: ignore[arg-type]
             if readings is not None and readings.readings:
                 found.append(readings)
         return found
+
+
+def _mass_rank(mass: str) -> int:
+    """A Mass's place in the day (``MASS_ORDER``); unknown Masses come last."""
+    return MASS_ORDER.index(mass) if mass in MASS_ORDER else len(MASS_ORDER)

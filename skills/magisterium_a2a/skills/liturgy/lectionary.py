@@ -23,15 +23,16 @@ ReadingKind = Literal[
 Cycle = Literal["", "A", "B", "C", "I", "II"]
 CYCLES: tuple[Cycle, ...] = ("", "A", "B", "C", "I", "II")
 
-# Where a kind sits in a Mass; readings, psalms and the epistle keep their order.
-KIND_RANK: dict[str, int] = {
+# Where each kind sits in a Mass (see ``mass_order``): the gospel at the procession with
+# palms, the readings 1-7 each followed by its psalm, the epistle (8, at the Easter Vigil)
+# and its psalm, then the sequence, the acclamation and the Gospel.
+EPISTLE_PLACE = 8
+KIND_PLACE: dict[str, int] = {
     "procession_gospel": 0,
-    "reading": 1,
-    "psalm": 1,
-    "epistle": 1,
-    "sequence": 2,
-    "alleluia": 3,
-    "gospel": 4,
+    "epistle": EPISTLE_PLACE,
+    "sequence": 9,
+    "alleluia": 10,
+    "gospel": 11,
 }
 MASS_TITLES: dict[str, str] = {
     "day_mass": "Mass during the Day",
@@ -76,6 +77,32 @@ class Reading(BaseModel):
             "alleluia": "Alleluia / Verse before the Gospel",
             "gospel": "Gospel",
         }[self.kind]
+
+
+def mass_order(*groups: Sequence[Reading]) -> tuple[Reading, ...]:
+    """The readings of one Mass in the order they are proclaimed.
+
+    Each group is one table entry's readings, in the entry's own order. A reading's
+    place is fixed by its kind and number alone, except a responsorial psalm's, which
+    follows the reading it answers: the last reading or epistle before it in its own
+    entry (the first reading when the entry has none). Places are therefore never
+    taken from the order in which layered entries were merged, which let a cycle's
+    "Second reading" print before the shared "First reading"."""
+    placed: list[tuple[tuple[int, int], int, Reading]] = []
+    for group in groups:
+        answered = 1
+        for reading in group:
+            if reading.kind == "reading":
+                answered = reading.number or 1
+                place = (answered, 0)
+            elif reading.kind == "psalm":
+                place = (answered, 1)
+            else:
+                place = (KIND_PLACE[reading.kind], 0)
+                if reading.kind == "epistle":
+                    answered = EPISTLE_PLACE
+            placed.append((place, len(placed), reading))
+    return tuple(reading for _, _, reading in sorted(placed, key=lambda item: item[:2]))
 
 
 class LectionaryEntry(BaseModel):
@@ -152,22 +179,21 @@ class Lectionary:
         # Tables in order of precedence; within a table, cycle-specific before common.
         order = {table.name: i for i, table in enumerate(self.tables)}
         layers.sort(key=lambda item: order[item[0]])
-        chosen: list[Reading] = []
+        chosen: list[list[Reading]] = []
         taken: set[tuple[str, int | None]] = set()
         sources: list[str] = []
         for source, entry in layers:
             fresh = [r for r in entry.readings if r.slot not in taken]
             if not fresh:
                 continue
-            chosen.extend(fresh)
+            chosen.append(fresh)
             taken.update(r.slot for r in fresh)
             if source not in sources:
                 sources.append(source)
-        chosen.sort(key=lambda r: KIND_RANK[r.kind])
         return MassReadings(
             day=day,
             mass=mass,
             title=MASS_TITLES.get(mass, mass.replace("_", " ").capitalize()),
-            readings=tuple(chosen),
+            readings=mass_order(*chosen),
             sources=tuple(sources),
         )

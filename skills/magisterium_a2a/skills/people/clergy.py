@@ -15,10 +15,11 @@ import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from magisterium_a2a.skills.imports import URL, Text, Texts
 from magisterium_a2a.skills.people.dates import DateFormatError, DateText, HistoricalDate
 from magisterium_a2a.skills.people.matching import normalise
 
@@ -43,6 +44,9 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "image": ("image", "imageUrl"),
 }
 DATE_FIELDS = ("born", "died", "ordained_priest", "consecrated_bishop", "created_cardinal")
+CardinalOrder = Literal["bishop", "priest", "deacon", "patriarch"]
+"""The order of the College a cardinal belongs to (canon 350): bishops, priests,
+deacons; an Eastern patriarch made cardinal is of the order of bishops."""
 
 
 class Person(BaseModel):
@@ -50,24 +54,28 @@ class Person(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
-    name: str = Field(min_length=1)
+    # Bounded text, and an image only on a public http(s) host (``imports``).
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]{0,99}$")
+    name: Text = Field(min_length=1)
     kind: str = "clergy"
     wikidata: str | None = Field(default=None, pattern=r"^Q\d+$")
     born: DateText | None = None
     died: DateText | None = None
-    birthplace: str | None = None
+    birthplace: Text | None = None
     ordained_priest: DateText | None = None
     consecrated_bishop: DateText | None = None
-    consecrated_by: str | None = None
+    consecrated_by: Text | None = None
     created_cardinal: DateText | None = None
-    cardinal_title: str | None = None
-    position: str | None = None
-    education: list[str] = []
-    image: str | None = None
-    aliases: list[str] = []
+    cardinal_title: Text | None = None
+    cardinal_order: CardinalOrder | None = None
+    position: Text | None = None
+    position_as_of: DateText | None = None
+    position_source: Text | None = None
+    education: Texts = []
+    image: URL | None = None
+    aliases: Texts = []
     pope_id: str | None = None
-    source: str | None = None
+    source: Text | None = None
     as_of: DateText | None = None
 
     @property
@@ -254,7 +262,7 @@ def parse_json(text: str, *, as_of: str | None = None, source: str | None = None
                 continue
             fields = {k: v for k, v in record.items() if v is not None}
             try:
-                for name in (*DATE_FIELDS, "as_of"):
+                for name in (*DATE_FIELDS, "as_of", "position_as_of"):
                     if isinstance(fields.get(name), str):
                         fields[name] = _date(fields[name])
             except DateFormatError as exc:

@@ -3,7 +3,10 @@
 A query such as "Who was Pope St. John Paul the Second?" and a record named
 "John Paul II" must meet: both are reduced to ``john paul ii`` (accents
 stripped, titles and question words dropped, ordinals written out or as
-numerals turned into Roman numerals) before rapidfuzz scores them.
+numerals turned into Roman numerals) before rapidfuzz scores them, word by word:
+every word asked must be nearly a word of the name (a typo or two letters swapped
+forgiven), and the last one must be, so that a shared first name ("John Henry
+Newman", "John Njue") is no match.
 """
 
 from __future__ import annotations
@@ -12,7 +15,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from rapidfuzz import fuzz, process
+from rapidfuzz import process
+from rapidfuzz.distance import DamerauLevenshtein
 
 from magisterium_a2a.skills.text import strip_accents
 
@@ -121,9 +125,23 @@ def ordinal_of(normalised: str) -> str | None:
     return None
 
 
-SCORERS = (fuzz.WRatio, fuzz.token_set_ratio)
-"""A name is scored by the better of both, so that one given in part ("Karol
-Wojtyla" for "Karol Jozef Wojtyla") still meets; each runs natively."""
+ANCHOR = 80.0
+"""How close the query's last name word must come to some word of a candidate's
+name: "John Henry Newman" is no match for "John Njue", nor "Mueller" for
+"Brandmüller", however well the first names agree."""
+
+
+def likeness(a: str, b: str) -> float:
+    """Two words' likeness, 0-100: one edit in a word of five (a typo, two letters
+    swapped: "Tagel") leaves 80, so "Tagel" is nearer "Tagle" than "Angel"."""
+    return 100.0 * DamerauLevenshtein.normalized_similarity(a, b)
+
+
+def word_score(asked: Sequence[str], name: Sequence[str]) -> float:
+    """The mean, over the query's words, of each one's best likeness to a word of the name."""
+    if not asked or not name:
+        return 0.0
+    return sum(max(likeness(a, w) for w in name) for a in asked) / len(asked)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,15 +157,25 @@ class NameIndex:
         self.cutoff = cutoff
         self.limit = limit
         self._names: list[str] = []
+        self._words: list[list[str]] = []
         self._keys: list[str] = []
+        self._vocabulary: list[str] = []
+        self._with_word: dict[str, list[int]] = {}
 
     def add(self, key: str, names: Iterable[str | None]) -> None:
         for name in names:
             if name:
                 normalised = normalise(name)
                 if normalised:
+                    index = len(self._names)
                     self._names.append(normalised)
+                    self._words.append(normalised.split())
                     self._keys.append(key)
+                    for word in set(normalised.split()):
+                        if word not in self._with_word:
+                            self._with_word[word] = []
+                            self._vocabulary.append(word)
+                        self._with_word[word].append(index)
 
     def exact(self, query: str) -> list[str]:
         """Keys whose some name is exactly the normalised query, in index order."""
@@ -157,24 +185,51 @@ class NameIndex:
                 keys.append(key)
         return keys
 
-    def fuzzy(self, query: str, allowed: Sequence[int] | None = None) -> list[Match]:
-        """Best score per key, highest first (ties keep index order)."""
-        choices = (
-            {i: self._names[i] for i in allowed}
-            if allowed is not None
-            else dict(enumerate(self._names))
+    def _anchored_names(self, asked: Sequence[str]) -> set[int]:
+        """The names holding a word (nearly) the query's last word that is not a
+        numeral, found through the index of words."""
+        words = [w for w in asked if not ROMAN.match(w)] or list(asked)
+        if not words:
+            return set()
+        near = process.extract(
+            words[-1],
+            self._vocabulary,
+            scorer=DamerauLevenshtein.normalized_similarity,
+            # rapidfuzz's cutoff drops a score that equals it (4/5 at 0.8): a margin
+            # here, the exact test below.
+            score_cutoff=ANCHOR / 100.0 - 0.01,
+            limit=None,
         )
-        best: dict[str, float] = {}
-        for scorer in SCORERS:
-            found = process.extract(
-                query, choices, scorer=scorer, score_cutoff=self.cutoff, limit=None
-            )
-            for _, score, index in found:
-                key = self._keys[index]
-                best[key] = max(best.get(key, 0.0), float(score))
+        return {
+            index
+            for word, _, _ in near
+            if likeness(words[-1], word) >= ANCHOR
+            for index in self._with_word[word]
+        }
+
+    def fuzzy(self, query: str, allowed: Sequence[int] | None = None) -> list[Match]:
+        """Best score per key, highest first (ties keep index order), among the names
+        the query's last word is anchored in (``_anchored_names``)."""
+        asked = query.split()
+        candidates = self._anchored_names(asked)
+        if allowed is not None:
+            candidates &= set(allowed)
+        best: dict[str, tuple[float, float]] = {}
+        for index in candidates:
+            words = self._words[index]
+            # Every word asked must be (nearly) there, in any order: "Karol Wojtyla" is
+            # "Karol Jozef Wojtyla", "Jon Paul I" is John Paul I and not Paul I.
+            score = word_score(asked, words)
+            if score < self.cutoff:
+                continue
+            # Between equals, the name more of whose words were asked ("Fransis":
+            # Francis before Robert Francis Prevost).
+            ranked_as = (score, word_score([w for w in words if not ROMAN.match(w)], asked))
+            key = self._keys[index]
+            best[key] = max(best.get(key, ranked_as), ranked_as)
         order = {key: i for i, key in reversed(list(enumerate(self._keys)))}
-        ranked = sorted(best.items(), key=lambda item: (-item[1], order[item[0]]))
-        return [Match(key, round(score, 1)) for key, score in ranked[: self.limit]]
+        ranked = sorted(best.items(), key=lambda item: (-item[1][0], -item[1][1], order[item[0]]))
+        return [Match(key, round(score, 1)) for key, (score, _) in ranked[: self.limit]]
 
     def with_ordinal(self, ordinal: str) -> list[int]:
         """Positions of names ending in this Roman numeral."""

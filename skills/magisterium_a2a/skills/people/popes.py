@@ -120,6 +120,8 @@ class PopeAnswer(BaseModel):
     popes: list[tuple[Pope, float]] = []
     antipopes: list[Antipope] = []
     exact: bool = False
+    because: str | None = None
+    """For a descriptive question ("the pope before Francis"): what it was found to ask."""
 
     @property
     def single(self) -> bool:

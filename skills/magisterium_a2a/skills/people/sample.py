@@ -5,22 +5,36 @@ College of Cardinals (``../shared/refdata/clergy-wikidata-cardinals``)::
         ../shared/refdata/clergy-wikidata-cardinals/wikidata_cardinals.csv \\
         skills/magisterium_a2a/skills/data/people/cardinals-2025-04-29.json
 
-The rows go through the same importer an operator uses. One check is added: an
-episcopal consecration dated more than two years after the creation as
-cardinal is dropped (since 1962 a cardinal is consecrated on creation unless
-dispensed, and the export has such dates that contradict the sources), and the
-file's header lists every value dropped so.
+The rows go through the same importer an operator uses. Two checks are added,
+and the file's header lists every value dropped by them:
+
+- an episcopal consecration dated more than two years after the creation as
+  cardinal is dropped (since 1962 a cardinal is consecrated on creation unless
+  dispensed, and the export has such dates that contradict the sources);
+- the order each cardinal belongs to (bishops, priests, deacons; an Eastern
+  patriarch among the bishops) is the Holy See Press Office's, from its list of
+  the same day beside the export (``vatican_cardinals.csv``, column ``Ordine``),
+  matched by birth date and date of creation. Wikidata's label is stale where a
+  cardinal changed order (Prevost was made a cardinal-bishop on 6 February
+  2025, Burke opted for the order of priests in 2021): a label that contradicts
+  the list is dropped, and one that only names an order ("Cardinal",
+  "cardinal priest") gives way to ``cardinal_order``.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from magisterium_a2a.skills.people.clergy import Person, parse_csv
+from magisterium_a2a.skills.people.clergy import CardinalOrder, Person, parse_csv
 from magisterium_a2a.skills.people.dates import HistoricalDate
+from magisterium_a2a.skills.text import fold
 
 AS_OF = "2025-04-29"
 SOURCE = f"Wikidata, College of Cardinals as of {AS_OF}"
@@ -33,12 +47,71 @@ HEADER: dict[str, Any] = {
     "credit": (
         "Wikidata (CC0 1.0), by way of the public repository CristianCantoro/"
         "wikidata-vatican-cardinals, commit 1047d29e8c9570de6fd237ce36a02636aaae55e3 "
-        "(wikidata_cardinals.csv)."
+        "(wikidata_cardinals.csv); the order of each cardinal from the Holy See Press "
+        "Office's list of the same day in that repository (vatican_cardinals.csv)."
     ),
     "as_of": AS_OF,
     "source": SOURCE,
 }
 MAX_CONSECRATION_DELAY_YEARS = 2
+ORDINI: dict[str, CardinalOrder] = {
+    "Vescovi": "bishop",
+    "Presbiteri": "priest",
+    "Diaconi": "deacon",
+    "Vescovi (Card. Patriarchi di Rito Orient.)": "patriarch",
+}
+_LABEL_ORDER = re.compile(r"\b(bishop|priest|deacon)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One row of the Press Office's list: surname words, birth date, order."""
+
+    surname: frozenset[str]
+    born: str
+    order: CardinalOrder
+
+
+def press_office_list(text: str) -> dict[str, list[Listed]]:
+    """The Press Office's list by date of creation."""
+    found: dict[str, list[Listed]] = {}
+    for row in csv.DictReader(io.StringIO(text)):
+        listed = Listed(
+            frozenset(fold(row["Cognome"]).replace("-", " ").split()),
+            row["Data di nascita"].strip(),
+            ORDINI[row["Ordine"].strip()],
+        )
+        found.setdefault(row["Creato il"].strip(), []).append(listed)
+    return found
+
+
+def listed_as(person: Person, listed: dict[str, list[Listed]]) -> Listed:
+    """The person's row: same creation and birth dates, else same creation date and
+    surname (the two lists disagree on a few birth dates)."""
+    same_day = listed.get(person.created_cardinal or "", [])
+    for row in same_day:
+        if row.born == person.born:
+            return row
+    words = set(fold(person.name).replace("-", " ").split())
+    named = [row for row in same_day if row.surname <= words]
+    if len(named) != 1:
+        raise SystemExit(f"{person.name} ({person.wikidata}) is not in the Press Office's list")
+    return named[0]
+
+
+def _with_order(person: Person, order: CardinalOrder, dropped: list[str]) -> Person:
+    label = person.cardinal_title
+    said = _LABEL_ORDER.search(label or "")
+    same = said is not None and (
+        said[1].lower() == order or (order, said[1]) == ("patriarch", "bishop")
+    )
+    if label is not None and said is not None and not same:
+        dropped.append(
+            f"{person.name} ({person.wikidata}): cardinal_title {label!r} contradicts the "
+            f"Press Office's list (order of {order}s)"
+        )
+    keep = label if same and " of " in (label or "") else None
+    return person.model_copy(update={"cardinal_order": order, "cardinal_title": keep})
 
 
 def _implausible(person: Person) -> bool:
@@ -49,14 +122,24 @@ def _implausible(person: Person) -> bool:
     return consecrated.year - created.year > MAX_CONSECRATION_DELAY_YEARS
 
 
-def build(csv_text: str, licence: str) -> dict[str, Any]:
-    """The sample file's content; ``licence`` is the MIT notice kept beside the export."""
+def build(csv_text: str, licence: str, press_office_csv: str) -> dict[str, Any]:
+    """The sample file's content; ``licence`` is the MIT notice kept beside the export,
+    ``press_office_csv`` the Press Office's list of the same day."""
     parsed = parse_csv(csv_text, as_of=AS_OF, source=SOURCE)
     if parsed.errors:
         raise SystemExit("; ".join(str(e) for e in parsed.errors))
+    listed = press_office_list(press_office_csv)
     dropped: list[str] = []
     people: list[dict[str, Any]] = []
     for person in parsed.people:
+        row = listed_as(person, listed)
+        if row.born != person.born:
+            dropped.append(
+                f"{person.name} ({person.wikidata}): born {person.born} (Wikidata) is "
+                f"{row.born} in the Press Office's list; left empty"
+            )
+            person = person.model_copy(update={"born": None})
+        person = _with_order(person, row.order, dropped)
         if _implausible(person):
             dropped.append(
                 f"{person.name} ({person.wikidata}): consecrated_bishop {person.consecrated_bishop}"
@@ -72,7 +155,8 @@ def main(argv: list[str]) -> None:
         raise SystemExit("usage: python -m magisterium_a2a.skills.people.sample CSV OUTPUT")
     source = Path(argv[0])
     licence = (source.parent / "LICENSE.md").read_text(encoding="utf-8")
-    data = build(source.read_text(encoding="utf-8"), licence)
+    press_office = (source.parent / "vatican_cardinals.csv").read_text(encoding="utf-8")
+    data = build(source.read_text(encoding="utf-8"), licence, press_office)
     text = json.dumps(data, ensure_ascii=False, indent=1) + "\n"
     Path(argv[1]).write_text(text, encoding="utf-8")
     print(f"{len(data['people'])} people, {len(data['dropped'])} values dropped → {argv[1]}")

@@ -9,7 +9,7 @@ sources available here do not address this question.") are never translated.
 
 from __future__ import annotations
 
-from magisterium_a2a.skills.knowledge.languages import language_of
+from magisterium_a2a.skills.knowledge.languages import tag_of
 
 QUOTED_AS_THEY_STAND = {
     "es": "Las fuentes se citan en su propio idioma, sin traducir.",
@@ -44,29 +44,13 @@ NAMES = {
 }
 """The languages a model is asked to answer in, by the names it knows them by."""
 
-# Characters that exist only in the traditional script, and their simplified
-# forms: enough of the commonest to tell which script a question is written in.
-_TRADITIONAL = set(
-    "會麼這國個們來說為與對體關應當於學實經從後過還進發開問題時間無愛聖禮彌靈書餅讓誰嗎"
-)
-_SIMPLIFIED = set(
-    "会么这国个们来说为与对体关应当于学实经从后过还进发开问题时间无爱圣礼弥灵书饼让谁吗"
-)
-
-
-def chinese_script(text: str) -> str:
-    """``zh-Hant`` when the text uses more traditional-only characters than
-    simplified-only ones, else ``zh``."""
-    traditional = sum(c in _TRADITIONAL for c in text)
-    simplified = sum(c in _SIMPLIFIED for c in text)
-    return "zh-Hant" if traditional > simplified else "zh"
-
 
 def reader_language(text: str) -> str | None:
     """The question's language as the answer addresses it: a code of
-    ``QUOTED_AS_THEY_STAND`` or ``NAMES`` (Chinese by script), "en", or None."""
-    language = language_of(text)
-    return chinese_script(text) if language == "zh" else language
+    ``QUOTED_AS_THEY_STAND`` or ``NAMES`` (``zh`` or ``zh-Hant`` by script), "en",
+    or None."""
+    tag = tag_of(text)
+    return "zh" if tag == "zh-Hans" else tag
 
 
 def quoted_note(question: str) -> str | None:

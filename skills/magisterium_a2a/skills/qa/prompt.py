@@ -76,7 +76,7 @@ def history(conversation: Sequence[Turn]) -> list[Message]:
 
 def answer_messages(request: AnswerRequest) -> list[Message]:
     """System prompt, the earlier turns, then the sources and the question."""
-    # Said outright only when lingua is sure: a short English question it takes
+    # Said outright only when the layer is sure: a short English question it takes
     # for French must not be answered in French (the system prompt already asks
     # for the question's language).
     sure = detect(request.question)[1] >= SURE_FOREIGN

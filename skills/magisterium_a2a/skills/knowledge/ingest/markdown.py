@@ -12,19 +12,28 @@ from typing import Any
 
 import frontmatter
 import yaml
+from frontmatter.default_handlers import YAMLHandler
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from magisterium_a2a.skills.imports import load_yaml
 from magisterium_a2a.skills.knowledge.ingest.fields import Defaults, IngestError, build_document
 from magisterium_a2a.skills.knowledge.model import Document, Section
 
 _PARSER = MarkdownIt("commonmark").enable("table")
 
 
+class _FrontMatter(YAMLHandler):
+    """Front matter without YAML aliases, as every imported file (``imports``)."""
+
+    def load(self, fm: str, **kwargs: object) -> Any:
+        return load_yaml(fm)
+
+
 def read(path: Path, defaults: Defaults) -> list[Document]:
     raw = path.read_text(encoding="utf-8")
     try:
-        post = frontmatter.loads(raw)
+        post = frontmatter.loads(raw, handler=_FrontMatter())
     except yaml.YAMLError as exc:
         raise IngestError(path, f"invalid YAML front matter ({exc})") from None
     meta: dict[str, Any] = dict(post.metadata)
