@@ -200,31 +200,46 @@ from pathlib import Path
 started = time.perf_counter()
 from magisterium_a2a.skills.knowledge.retrieval import KnowledgeBase
 from magisterium_a2a.skills.knowledge.settings import KnowledgeSettings
+mode = sys.argv[2]
 settings = KnowledgeSettings(_env_file=None, data_dir=Path(sys.argv[1]),
-                             embeddings_local=sys.argv[2] == "1")
+                             embeddings_local=mode != "bm25",
+                             embeddings_multilingual=mode == "default")
 kb = KnowledgeBase.open(settings)
-asyncio.run(kb.search_documents("Does God ever change?"))
-print(time.perf_counter() - started, kb.mode.mode)
+async def searches():
+    for question in ("Does God ever change?", "¿Cambia Dios alguna vez?", "神は変わりますか"):
+        await kb.search_documents(question)
+asyncio.run(searches())
+rss = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmRSS"))
+print(time.perf_counter() - started, rss / 1024)
 """
+
+MODES = {
+    "bm25": "BM25 only",
+    "english": "English model only (A2A_EMBEDDINGS_MULTILINGUAL=false)",
+    "default": "default (English and cross-lingual models)",
+}
 
 
 def first_start(rounds: int) -> None:
-    """A fresh data directory opened and searched once, in a new process: the
-    knowledge base's share of a first start, without and with the model."""
-    seconds: dict[str, list[float]] = {"BM25 only": [], "default (model)": []}
+    """A fresh data directory opened and searched in three languages, in a new
+    process: the knowledge base's share of a first start, and the resident
+    memory after it, in each mode."""
+    results: dict[str, list[tuple[float, float]]] = {mode: [] for mode in MODES}
     with tempfile.TemporaryDirectory() as tmp:
         for round_no in range(rounds):
-            for flag, name in (("0", "BM25 only"), ("1", "default (model)")):
-                data = Path(tmp) / f"{round_no}-{flag}"
+            for mode in MODES:
+                data = Path(tmp) / f"{round_no}-{mode}"
                 out = subprocess.run(
-                    [sys.executable, "-c", FIRST_START, str(data), flag],
+                    [sys.executable, "-c", FIRST_START, str(data), mode],
                     capture_output=True,
                     text=True,
                     check=True,
                 ).stdout.split()
-                seconds[name].append(float(out[0]))
-    for name, values in seconds.items():
-        print(f"first start, {name}: median {statistics.median(values):.2f} s of {values}")
+                results[mode].append((float(out[0]), float(out[1])))
+    for mode, values in results.items():
+        seconds = statistics.median(v[0] for v in values)
+        rss = statistics.median(v[1] for v in values)
+        print(f"first start, {MODES[mode]}: median {seconds:.2f} s, {rss:.0f} MB resident")
 
 
 def main() -> None:

@@ -6,6 +6,7 @@ and the model's weights are checked before they are loaded."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
 import sqlite3
@@ -19,6 +20,8 @@ from magisterium_a2a.skills.knowledge import local_embeddings, multilingual
 from magisterium_a2a.skills.knowledge.glossary import Glossary, parse
 from magisterium_a2a.skills.knowledge.languages import language_of
 from magisterium_a2a.skills.knowledge.local_embeddings import ModelUnavailable
+from magisterium_a2a.skills.knowledge.retrieval import KnowledgeBase
+from magisterium_a2a.skills.knowledge.settings import KnowledgeSettings
 from magisterium_a2a.skills.knowledge.store import SCHEMA_VERSION, Store
 from magisterium_a2a.skills.qa.engine import NOT_ADDRESSED
 from magisterium_a2a.skills.qa.languages import QUOTED_AS_THEY_STAND, reader_language
@@ -100,9 +103,23 @@ def test_languages_are_told_apart_including_close_ones() -> None:
     assert language_of("O que a Igreja ensina sobre a contracepção?") == "pt"
     assert language_of("神は変わることがありますか") == "ja"
     assert language_of("Nagbabago ba ang Diyos kailanman?") == "tl"
-    assert language_of("IVF") is None  # too short to tell: searched as English
     assert reader_language("教會對死刑的教導是什麼") == "zh-Hant"
     assert reader_language("教会对死刑的教导是什么") == "zh"
+
+
+def test_a_question_is_foreign_only_when_its_words_are_not_the_library(data_dir: Path) -> None:
+    settings = KnowledgeSettings(_env_file=None, data_dir=data_dir / "routing")  # type: ignore[call-arg]
+    kb = KnowledgeBase.open(settings)
+    try:
+        # Short English phrases the layer may label French or Latin stay English.
+        for english in ("divine mercy", "artificial intelligence", "Rerum Novarum", "just war"):
+            assert not kb.foreign(english), english
+        assert kb.route("divine mercy")[0] is kb.embedder
+        for foreign in ("¿Cambia Dios alguna vez?", "火葬は許されますか", "Dio cambia mai?"):
+            assert kb.foreign(foreign), foreign
+        assert kb.route("火葬は許されますか")[0] is kb.cross_lingual
+    finally:
+        asyncio.run(kb.aclose())
 
 
 def test_the_glossary_matches_stems_and_unspaced_scripts_and_the_longest_form_wins() -> None:
