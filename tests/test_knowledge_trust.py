@@ -78,6 +78,15 @@ async def test_related_questions_come_from_what_was_cited(h: Harness) -> None:
     assert related == ["What does Ad Resurgendum cum Christo teach?"]
 
 
+async def test_a_question_worded_unlike_its_source_is_answered_by_the_best_passage(
+    h: Harness,
+) -> None:
+    # Divini Redemptoris (Pius XI, 1937) on atheistic communism never says "condemn"
+    # nor "popes": the best-ranked passage, close in meaning, is the one source.
+    _, cited, _ = await answer(h, "why did the popes condemn communism")
+    assert cited == ["divini-redemptoris"]
+
+
 async def test_a_misspelt_question_is_read_as_the_library_spells_it(h: Harness) -> None:
     _, cited, _ = await answer(h, "what does the chruch say about euthenasia")
     assert "iura-et-bona" in cited

@@ -40,6 +40,11 @@ a passage naming France but no capital holds about half)."""
 SUPPORTED_COVERAGE = 0.4
 """Coverage that, with the model's ``support_similarity``, makes a source: the
 rosary encyclical answers "praying the rosary" without the word "pray"."""
+FALLBACK_COVERAGE = 0.25
+FALLBACK_SIMILARITY_SHARE = 0.8
+"""When no passage addresses a question by the rules above, the best-ranked one is
+its single source if it holds this share of the question's words and this share
+of the model's ``support_similarity``."""
 NEAR_BEST_COVERAGE = 0.7
 """A source holds at least this share of the best source's coverage: once one
 passage speaks of communion received in the hand, one that only mentions the
@@ -157,7 +162,19 @@ class QAEngine:
                 return True
             return near is not None and coverage >= SUPPORTED_COVERAGE and similarity >= near
 
-        return [hit for hit in candidates if addresses(hit)]
+        kept = [hit for hit in candidates if addresses(hit)]
+        if kept or not candidates or near is None:
+            return kept
+        # Nothing holds the question's words: the best-ranked passage alone may
+        # still answer a question worded unlike its source ("Do the stars control
+        # what people do?"), when it holds some of them and the model finds it close.
+        top = candidates[0]
+        if (
+            covered[top.cite_id] >= FALLBACK_COVERAGE
+            and (top.similarity or 0.0) >= FALLBACK_SIMILARITY_SHARE * near
+        ):
+            return [top]
+        return []
 
     def quote(self, hit: PassageHit, query: str) -> str:
         """The passage trimmed to whole sentences, at most about ``CITED_WORDS`` long,
