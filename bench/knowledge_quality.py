@@ -4,6 +4,10 @@ for BM25, vector, hybrid (two fusions) and the default configuration; and how
 often catholic_qa's extractive provider cites an expected document.
 
     .venv/bin/python -m bench.knowledge_quality [--data-dir /tmp/kb-eval] [--rounds 3]
+    .venv/bin/python -m bench.knowledge_quality --languages [es ja ...]   # issue 20
+
+``--languages`` scores the default configuration on the set's translations
+(``bench/knowledge_eval_i18n/<lang>.yaml``), one row per language, English first.
 
 The store (refdata Summa, Cyprian and Trent, plus the built-in catalogue, with
 the in-process model's vectors) is built on first use in --data-dir, outside
@@ -36,6 +40,7 @@ from magisterium_a2a.skills.qa.engine import QAEngine
 from magisterium_a2a.skills.qa.extractive import ExtractiveProvider
 
 EVAL = Path(__file__).resolve().parent / "knowledge_eval.yaml"
+TRANSLATIONS = Path(__file__).resolve().parent / "knowledge_eval_i18n"
 REFDATA = Path(__file__).resolve().parents[1].parent / "shared" / "refdata"
 
 
@@ -133,7 +138,12 @@ async def run(settings: KnowledgeSettings, rounds: int, qa: bool, path: Path = E
     kbs: dict[str, KnowledgeBase] = {}
     misses: dict[str, list[str]] = {}
     for name, options, semantic in configs:
-        kb = KnowledgeBase(store, choice.embedder if semantic else None, options=options)
+        kb = KnowledgeBase(
+            store,
+            choice.embedder if semantic else None,
+            options=options,
+            cross_lingual=choice.cross_lingual if semantic else None,
+        )
         kbs[name] = kb
         result, (p50, p99) = await score(kb, items, rounds)
         misses[name] = result.misses or []
@@ -157,37 +167,79 @@ async def run(settings: KnowledgeSettings, rounds: int, qa: bool, path: Path = E
     store.close()
 
 
+async def languages(
+    settings: KnowledgeSettings, rounds: int, wanted: list[str], glossary: bool = True
+) -> None:
+    """recall@3, recall@10, MRR and latency of the default configuration, per language."""
+    kb = KnowledgeBase.open(settings, RetrievalOptions(glossary=glossary))
+    print(f"search mode: {kb.mode.reason}\n")
+    print("| language | recall@3 | recall@10 | MRR | p50 ms | p99 ms |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    codes = ["en", *sorted(p.stem for p in TRANSLATIONS.glob("*.yaml"))]
+    misses: dict[str, list[str]] = {}
+    for code in codes:
+        if wanted and code not in wanted:
+            continue
+        items = questions(EVAL if code == "en" else TRANSLATIONS / f"{code}.yaml")
+        result, (p50, p99) = await score(kb, items, rounds)
+        n = len(items)
+        misses[code] = result.misses or []
+        print(
+            f"| {code} | {result.at3}/{n} ({100 * result.at3 / n:.0f}%) | "
+            f"{result.at10}/{n} ({100 * result.at10 / n:.0f}%) | {result.rr / n:.3f} | "
+            f"{p50:.1f} | {p99:.1f} |"
+        )
+    for code, missed in misses.items():
+        print(f"\nmissed at 3 ({code}): " + "; ".join(missed))
+    await kb.aclose()
+
+
 FIRST_START = """
 import asyncio, sys, time
 from pathlib import Path
 started = time.perf_counter()
 from magisterium_a2a.skills.knowledge.retrieval import KnowledgeBase
 from magisterium_a2a.skills.knowledge.settings import KnowledgeSettings
+mode = sys.argv[2]
 settings = KnowledgeSettings(_env_file=None, data_dir=Path(sys.argv[1]),
-                             embeddings_local=sys.argv[2] == "1")
+                             embeddings_local=mode != "bm25",
+                             embeddings_multilingual=mode == "default")
 kb = KnowledgeBase.open(settings)
-asyncio.run(kb.search_documents("Does God ever change?"))
-print(time.perf_counter() - started, kb.mode.mode)
+async def searches():
+    for question in ("Does God ever change?", "¿Cambia Dios alguna vez?", "神は変わりますか"):
+        await kb.search_documents(question)
+asyncio.run(searches())
+rss = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmRSS"))
+print(time.perf_counter() - started, rss / 1024)
 """
+
+MODES = {
+    "bm25": "BM25 only",
+    "english": "English model only (A2A_EMBEDDINGS_MULTILINGUAL=false)",
+    "default": "default (English and cross-lingual models)",
+}
 
 
 def first_start(rounds: int) -> None:
-    """A fresh data directory opened and searched once, in a new process: the
-    knowledge base's share of a first start, without and with the model."""
-    seconds: dict[str, list[float]] = {"BM25 only": [], "default (model)": []}
+    """A fresh data directory opened and searched in three languages, in a new
+    process: the knowledge base's share of a first start, and the resident
+    memory after it, in each mode."""
+    results: dict[str, list[tuple[float, float]]] = {mode: [] for mode in MODES}
     with tempfile.TemporaryDirectory() as tmp:
         for round_no in range(rounds):
-            for flag, name in (("0", "BM25 only"), ("1", "default (model)")):
-                data = Path(tmp) / f"{round_no}-{flag}"
+            for mode in MODES:
+                data = Path(tmp) / f"{round_no}-{mode}"
                 out = subprocess.run(
-                    [sys.executable, "-c", FIRST_START, str(data), flag],
+                    [sys.executable, "-c", FIRST_START, str(data), mode],
                     capture_output=True,
                     text=True,
                     check=True,
                 ).stdout.split()
-                seconds[name].append(float(out[0]))
-    for name, values in seconds.items():
-        print(f"first start, {name}: median {statistics.median(values):.2f} s of {values}")
+                results[mode].append((float(out[0]), float(out[1])))
+    for mode, values in results.items():
+        seconds = statistics.median(v[0] for v in values)
+        rss = statistics.median(v[1] for v in values)
+        print(f"first start, {MODES[mode]}: median {seconds:.2f} s, {rss:.0f} MB resident")
 
 
 def main() -> None:
@@ -197,12 +249,21 @@ def main() -> None:
     parser.add_argument("--no-qa", action="store_true")
     parser.add_argument("--first-start", type=int, default=0, metavar="ROUNDS")
     parser.add_argument("--eval", type=Path, default=EVAL, help="the questions (YAML)")
+    parser.add_argument(
+        "--languages", nargs="*", metavar="CODE", help="score the translations (all if none named)"
+    )
+    parser.add_argument(
+        "--no-glossary", action="store_true", help="with --languages: the model and BM25 alone"
+    )
     args = parser.parse_args()
     if args.first_start:
         first_start(args.first_start)
         return
     settings = KnowledgeSettings(_env_file=None, data_dir=args.data_dir)  # type: ignore[call-arg]
     build(settings)
+    if args.languages is not None:
+        asyncio.run(languages(settings, args.rounds, args.languages, not args.no_glossary))
+        return
     asyncio.run(run(settings, args.rounds, not args.no_qa, args.eval))
 
 

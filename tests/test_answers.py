@@ -91,6 +91,29 @@ def test_the_judge_reports_what_is_wrong() -> None:
     assert "memorial" in misses[2]
 
 
+def test_the_judge_reads_the_first_n_items_and_any_of_several_values() -> None:
+    case = Case(
+        skill="s",
+        index=1,
+        lang="en",
+        source="a reference work",
+        q="q",
+        expect=(
+            {"path": "results.:2.id", "any": ["b", "z"]},
+            {"path": "results.:2.id", "any": ["c"]},
+            {"path": "results.0.title", "any": ["Novarum", "Vitae"]},
+        ),
+    )
+    data = {"results": [{"id": "a", "title": "Rerum Novarum"}, {"id": "b"}, {"id": "c"}]}
+    task = {
+        "status": {"state": "completed"},
+        "artifacts": [{"parts": [{"kind": "data", "data": data}]}],
+    }
+    misses, _ = judge(case, task)
+    assert len(misses) == 1
+    assert "holds none of ['c']" in misses[0]
+
+
 @pytest.mark.parametrize("skill", sorted({c.skill for c in load()}))
 def test_each_skill_is_above_the_floor(outcomes: list[Outcome], skill: str) -> None:
     skills, _, _ = figures(outcomes)

@@ -11,7 +11,7 @@ import pytest
 
 from magisterium_a2a.server.config import Settings
 from magisterium_a2a.skills.knowledge.library import knowledge_dir, prepare
-from magisterium_a2a.skills.knowledge.store import Store, Writer
+from magisterium_a2a.skills.knowledge.store import SCHEMA_VERSION, Store, Writer
 from tests.kb_support import BUILTINS, fetch, result_ids, run_cli, search
 from tests.support import harness
 
@@ -425,5 +425,6 @@ def test_a_store_of_another_layout_is_a_clear_error(settings: Settings) -> None:
     for command in (["doctor"], ["documents", "list"], ["ingest", str(settings.data_dir)]):
         result = run_cli(settings, *command)
         assert result.exit_code != 0
-        assert "has layout 0, this version needs 2" in " ".join(result.output.split())
+        expected = f"has layout 0, this version needs {SCHEMA_VERSION}"
+        assert expected in " ".join(result.output.split())
         assert "Traceback" not in result.output

@@ -85,7 +85,14 @@ async def test_the_default_mode_says_which_model(default_kb: KnowledgeBase) -> N
     assert mode.mode == "hybrid"
     assert "the in-process model all-MiniLM-L6-v2-int8" in mode.reason
     stats = default_kb.store.stats()
-    assert stats.embedded == {"all-MiniLM-L6-v2-int8": stats.passages}
+    assert stats.embedded["all-MiniLM-L6-v2-int8"] == stats.passages
+    # Issue 20: the cross-lingual model's vectors beside the English model's.
+    if default_kb.cross_lingual is not None:
+        assert stats.embedded == {
+            "all-MiniLM-L6-v2-int8": stats.passages,
+            "use-multilingual-v3-int8": stats.passages,
+        }
+        assert "questions in other languages use use-multilingual-v3-int8" in mode.reason
 
 
 def test_the_model_embeds_by_meaning() -> None:

@@ -107,10 +107,13 @@ def test_ask_prints_the_answer_and_its_sources(settings: Settings) -> None:
     assert result.exit_code == 0, result.output
     assert INTRO in result.output
     assert "*Rerum Novarum* (Leo XIII, 1891)" in result.output
+    # Issue 19: the catalogue's heading already names the author and the year;
+    # they are not said a second time.
     assert (
-        "\nSources\n[1] Rerum Novarum — Encyclical letter, Leo XIII, 1891 — Leo XIII, 1891\n"
+        "\nSources\n[1] Rerum Novarum — Encyclical letter, Leo XIII, 1891\n"
         "    id: rerum-novarum\n    https://www.vatican.va/"
     ) in result.output
+    assert result.output.count("Leo XIII, 1891") == 2  # the quote's label and the source
     assert "\nRelated questions\n- " in result.output
 
 
@@ -120,6 +123,9 @@ def test_ask_json_prints_the_artifact_parts(settings: Settings) -> None:
     parts = json.loads(result.stdout)
     assert [p["kind"] for p in parts] == ["text", "data", "data"]
     assert parts[1]["data"]["citations"][0]["document_id"] == "rerum-novarum"
+    # Issue 19: parts as the wire writes them, with no "metadata": null.
+    assert all("metadata" not in part for part in parts)
+    assert '"metadata"' not in result.stdout
 
 
 def test_ask_reports_an_unreachable_model_and_bad_settings(settings: Settings) -> None:

@@ -18,8 +18,10 @@ Checks: ``text`` (contains), ``no_text`` (does not contain), ``text_is`` (the wh
 text), ``in_order`` (a list of texts appearing in that order), ``regex``,
 ``state`` (``completed``/``failed``), ``artifact`` (its name), and ``path`` with one
 of ``is``, ``in`` (one of a list), ``has`` (a list holding the value, or a string
-containing it), ``lacks``, ``len``, ``null`` (true/false). A path is dot-separated
-keys and list indexes; ``*`` maps over a list.
+containing it), ``any`` (a list holding at least one of the values, or a string
+containing one), ``lacks``, ``len``, ``null`` (true/false). A path is dot-separated
+keys and list indexes; ``*`` maps over a list, ``:N`` over its first N items
+(``results.:3.id`` are the ids of the first three results).
 
 The expected answers are facts from the ``source`` named with each case, never
 copied from this server's output; a case without a source is refused at load.
@@ -48,7 +50,7 @@ CASES_DIR = Path(__file__).resolve().parent / "cases"
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 ENDPOINT = "/api/v1/a2a"
 CHECKS = frozenset({"text", "no_text", "text_is", "in_order", "regex", "state", "artifact", "path"})
-PATH_OPS = frozenset({"is", "in", "has", "lacks", "len", "null"})
+PATH_OPS = frozenset({"is", "in", "has", "any", "lacks", "len", "null"})
 
 
 class CaseError(ValueError):
@@ -155,9 +157,10 @@ def _walk(value: Any, path: str) -> Any:
     for key in path.split("."):
         following: list[Any] = []
         for item in current:
-            if key == "*":
+            if key == "*" or re.fullmatch(r":\d+", key):
                 mapped = True
-                following.extend(item if isinstance(item, list) else [])
+                items = item if isinstance(item, list) else []
+                following.extend(items if key == "*" else items[: int(key[1:])])
             elif isinstance(item, list) and re.fullmatch(r"-?\d+", key):
                 position = int(key)
                 if -len(item) <= position < len(item):
@@ -242,6 +245,13 @@ def _judge_path(check: dict[str, Any], data: dict[str, Any]) -> list[str]:
         return [] if got == check["is"] else [f"{path} = {got!r}, expected {check['is']!r}"]
     if "in" in check:
         return [] if got in check["in"] else [f"{path} = {got!r}, expected one of {check['in']!r}"]
+    if "any" in check:
+        wanted_any = [str(w) for w in check["any"]]
+        if isinstance(got, str):
+            hit = any(fold(w) in fold(got) for w in wanted_any)
+        else:
+            hit = isinstance(got, list) and any(w in got for w in wanted_any)
+        return [] if hit else [f"{path} = {got!r} holds none of {wanted_any!r}"]
     if "len" in check:
         size = len(got) if isinstance(got, list | dict | str) else None
         return [] if size == check["len"] else [f"len({path}) = {size}, expected {check['len']}"]

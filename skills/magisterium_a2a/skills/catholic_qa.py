@@ -85,14 +85,15 @@ def create(env: SkillEnvironment) -> FunctionSkill:
         description=(
             "Answers questions on Catholic teaching from Church documents, the Fathers and "
             "theology, every claim footnoted to the passage it rests on; follow-up questions "
-            "in the same context are understood."
+            "in the same context are understood; questions may be asked in many languages."
         ),
         handler=handle,
         tags=("catholic", "questions", "citations", "magisterium"),
         examples=(
             "What does the Church teach about a just wage?",
             "Can the existence of God be proved?",
-            "Why are infants baptized?",
+            "¿Qué enseña la Iglesia sobre la pena de muerte?",
+            "火葬は許されますか",
         ),
         cost=CostClass.EXPENSIVE,
     )

@@ -73,7 +73,13 @@ def create(env: SkillEnvironment) -> FunctionSkill:
         ),
         handler=handle,
         tags=("documents", "search", "magisterium"),
-        examples=("Rerum Novarum", "does God exist", "the dignity of human work"),
+        examples=(
+            "Rerum Novarum",
+            "does God exist",
+            "the dignity of human work",
+            "encíclica sobre el cuidado de la casa común",
+            "노동자의 정당한 임금",
+        ),
         # Not cheap: a search costs about a millisecond at 100,000 passages and,
         # with embeddings, a call to the endpoint; a caller over the limit must
         # not get that work done.

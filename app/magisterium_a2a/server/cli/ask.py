@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -38,6 +38,27 @@ async def _answer(
         await kb.aclose()
 
 
+def source_facts(citation: dict[str, Any]) -> list[str]:
+    """Title, reference, heading, then author and year, each said once: a
+    catalogue entry's heading ("Encyclical letter, Leo XIII, 1891") already
+    names the author and the year."""
+    facts = [str(citation["document_title"])]
+    if citation["document_reference"] not in (None, citation["document_title"]):
+        facts.append(str(citation["document_reference"]))
+    heading = citation["cited_text_heading"]
+    if heading:
+        facts.append(str(heading))
+    said = " ".join(facts)
+    byline = [
+        str(x)
+        for x in (citation["document_author"], citation["document_year"])
+        if x and str(x) not in said
+    ]
+    if byline:
+        facts.append(", ".join(byline))
+    return facts
+
+
 def _show(outcome: Outcome, provider: str) -> None:
     answer = outcome.answer
     err.print(f"[dim]Answered by {provider}; retrieval query: {outcome.query!r}[/dim]")
@@ -45,17 +66,10 @@ def _show(outcome: Outcome, provider: str) -> None:
     if answer.citations:
         out.print("\n[bold]Sources[/bold]")
     for citation in answer.citations:
-        facts = [citation["document_title"]]
-        if citation["document_reference"] not in (None, citation["document_title"]):
-            facts.append(citation["document_reference"])
-        if citation["cited_text_heading"]:
-            facts.append(citation["cited_text_heading"])
-        byline = ", ".join(
-            str(x) for x in (citation["document_author"], citation["document_year"]) if x
+        out.print(
+            f"[{citation['document_index'] + 1}] " + " — ".join(source_facts(citation)),
+            markup=False,
         )
-        if byline:
-            facts.append(byline)
-        out.print(f"[{citation['document_index'] + 1}] " + " — ".join(facts), markup=False)
         out.print(f"    id: {citation['document_id']}", markup=False)
         if citation["source_url"]:
             out.print(f"    {citation['source_url']}", markup=False)
@@ -90,6 +104,8 @@ def ask(
         raise typer.Exit(1) from None
     if as_json:
         parts = answer_parts(outcome.answer)
-        out.print_json(json.dumps([p.model_dump(mode="json", by_alias=True) for p in parts]))
+        # As the wire writes them: an absent field is left out, never null.
+        dumped = [p.model_dump(mode="json", by_alias=True, exclude_none=True) for p in parts]
+        out.print_json(json.dumps(dumped))
     else:
         _show(outcome, provider)

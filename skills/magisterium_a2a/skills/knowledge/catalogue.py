@@ -11,6 +11,7 @@ entry back.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -35,9 +36,14 @@ class CatalogueEntry(BaseModel):
     year: int = Field(ge=1, le=2100)
     kind: DocumentKind
     genre: str
-    url: str
+    url: str | None = None
+    """The document's own page (on the Holy See's site where it has one); omitted
+    rather than pointing at an index page that only lists the document."""
     abstract: str = Field(min_length=40)
     ref: str | None = None
+    aliases: tuple[str, ...] = ()
+    """Other names readers use for the document: its English title ("Faith and
+    Reason"), its nickname ("the Syllabus"); ``document_fetch`` and search know them."""
 
     def document(self) -> Document:
         return Document(
@@ -72,17 +78,29 @@ def catalogue_hash() -> str:
     return digest.hexdigest()
 
 
-def load_catalogue() -> list[Document]:
-    """Every entry as a document; a malformed file stops start-up with its name."""
-    documents: dict[str, Document] = {}
+@functools.cache
+def load_entries() -> tuple[CatalogueEntry, ...]:
+    """Every entry as written; a malformed file stops start-up with its name."""
+    entries: dict[str, CatalogueEntry] = {}
     for file in _files():
         try:
             raw = yaml.load(file.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
-            entries = [CatalogueEntry.model_validate(item) for item in raw or []]
+            found = [CatalogueEntry.model_validate(item) for item in raw or []]
         except (yaml.YAMLError, ValueError) as exc:
             raise ValueError(f"built-in catalogue file {file.name}: {exc}") from exc
-        for entry in entries:
-            if entry.id in documents:
+        for entry in found:
+            if entry.id in entries:
                 raise ValueError(f"built-in catalogue file {file.name}: duplicate id {entry.id}")
-            documents[entry.id] = entry.document()
-    return list(documents.values())
+            entries[entry.id] = entry
+    return tuple(entries.values())
+
+
+def load_catalogue() -> list[Document]:
+    """Every entry as a document."""
+    return [entry.document() for entry in load_entries()]
+
+
+def aliases() -> dict[str, tuple[str, ...]]:
+    """The other names of catalogue documents, by id (they stay valid when an
+    operator ingests the full text under the same id)."""
+    return {entry.id: entry.aliases for entry in load_entries() if entry.aliases}

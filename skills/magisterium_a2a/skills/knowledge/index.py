@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import tantivy
+from rapidfuzz.distance import OSA
 
 ANALYZER = "kb_en"
 FIELD_BOOSTS: dict[str, float] = {"title": 1.0, "heading": 1.0, "text": 1.0}
@@ -64,6 +65,13 @@ QUESTION_WORDS = [
     "would",
     "you",
 ]
+# A query term found in no passage is read as the library's closest term in
+# spelling ("purgatroy", "euthenasia") when one is this close (optimal string
+# alignment: a swap of two letters is one edit) and the term is this long.
+CORRECTION_MIN_LENGTH = 6
+CORRECTION_EDITS = ((8, 1), (100, 2))
+"""(longest term, edits allowed): one edit up to eight letters, two beyond (a
+short real word the library lacks, "annul", is not read as "annum")."""
 WRITER_HEAP_BYTES = 128_000_000
 # Bump when the schema or the analyser changes: the store rebuilds the index.
 INDEX_SCHEMA = "2"
@@ -147,6 +155,28 @@ class PassageIndex:
     def terms(self, text: str) -> list[str]:
         """The analysed search terms of a query, in order, without repeats."""
         return list(dict.fromkeys(self._analyzer.analyze(text)))
+
+    def frequency(self, term: str) -> int:
+        """How many passages hold an analysed term in their text, heading or title."""
+        searcher = self._searcher
+        return max(int(searcher.doc_freq(field, term)) for field in FIELD_BOOSTS)
+
+    def correction(self, term: str) -> str | None:
+        """The library's term closest in spelling to an analysed term that no
+        passage holds (same first two letters, few edits, the most frequent on a
+        tie); None when the term is known, short, or nothing is close."""
+        if len(term) < CORRECTION_MIN_LENGTH or self.frequency(term) > 0:
+            return None
+        edits = next(limit for longest, limit in CORRECTION_EDITS if len(term) <= longest)
+        best: tuple[int, int, str] | None = None
+        for field in ("text", "title"):
+            for candidate, count in self._searcher.terms_with_prefix(field, term[:2]):
+                distance = OSA.distance(term, candidate, score_cutoff=edits)
+                if distance <= edits:
+                    key = (distance, -int(count), candidate)
+                    if best is None or key < best:
+                        best = key
+        return None if best is None else best[2]
 
     def search(
         self,

@@ -99,7 +99,8 @@ def ingest(
             read.setdefault(document.id, document)
         progress.file_done(path)
 
-    embedder = choose_embedder(settings).embedder
+    choice = choose_embedder(settings)
+    embedder = choice.embedder
     prepare(settings)
     store = Store(knowledge_dir(settings))
     try:
@@ -132,8 +133,9 @@ def ingest(
                     target.append(item.document.id)
     finally:
         store.close()
-    if embedder is not None:
-        report.embedded += _embed_missing(settings, embedder, progress)
+    # The cross-lingual model's vectors, and any passage still without one.
+    for each in choice.all:
+        report.embedded += _embed_missing(settings, each, progress)
     report.seconds = time.monotonic() - started
     return report
 
@@ -158,11 +160,11 @@ def _embed(embedder: Embedder, pending: list[_Pending], progress: Progress) -> l
 
 
 def embed_missing(settings: KnowledgeSettings, progress: Progress | None = None) -> int:
-    """Compute vectors for every stored passage that lacks one for the configured model."""
+    """Compute vectors for every stored passage that lacks one for a configured model."""
     choice = choose_embedder(settings)
     if choice.embedder is None:
         raise ValueError(f"no embedding model: {choice.reason}")
-    return _embed_missing(settings, choice.embedder, progress)
+    return sum(_embed_missing(settings, each, progress) for each in choice.all)
 
 
 def _embed_missing(

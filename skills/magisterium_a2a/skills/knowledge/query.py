@@ -41,6 +41,7 @@ _SCAFFOLDING = re.compile(
       | (?:can\s+you\s+)?(?:please\s+)?(?:tell|explain\s+to|show)\s+me(?:\s+about)?
       | i\s+(?:want|would\s+like)\s+to\s+know(?:\s+about)?
       | ever | really | actually | exactly
+      | allowed | permitted | permissible | acceptable | okay | ok
     )\b
     """,
     re.IGNORECASE | re.VERBOSE,
@@ -123,6 +124,17 @@ class Thesaurus:
                     if not set(self._analyse(word)) <= terms:
                         added[word] = None
         return tuple(added)
+
+    def fired(self, question: str) -> list[tuple[frozenset[str], tuple[str, ...]]]:
+        """Each trigger the question holds (its analysed terms) with the words its
+        entry adds: which of the reader's words a thesaurus word stands for."""
+        terms = set(self._analyse(question))
+        return [
+            (trigger, words)
+            for triggers, words in self._rules
+            for trigger in triggers
+            if trigger <= terms
+        ]
 
     def understand(self, question: str) -> Understood:
         return Understood(question, strip_scaffolding(question), self.expansions(question))

@@ -1,7 +1,8 @@
-"""Which embedder serves semantic search, and why: the operator's
-OpenAI-compatible endpoint when one is set, else the in-process model when its
-packages are installed, else none (BM25 alone), with the reason ``doctor`` and
-``kb.mode`` report.
+"""Which embedders serve semantic search, and why: the operator's
+OpenAI-compatible endpoint when one is set, else the in-process models when
+their packages are installed (the English model, and the cross-lingual one for
+questions in other languages), else none (BM25 alone), with the reason
+``doctor`` and ``kb.mode`` report.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Protocol
 
 from magisterium_a2a.skills.knowledge.embeddings import EmbeddingsClient, Vector
 from magisterium_a2a.skills.knowledge.local_embeddings import LocalEmbedder, ModelUnavailable
+from magisterium_a2a.skills.knowledge.multilingual import MultilingualEmbedder
 from magisterium_a2a.skills.knowledge.settings import KnowledgeSettings
 
 
@@ -34,12 +36,33 @@ class EmbedderChoice:
     embedder: Embedder | None
     reason: str
     """What serves, or why nothing does."""
+    cross_lingual: Embedder | None = None
+    """The in-process model for questions not in English (None: they use ``embedder``)."""
+    cross_lingual_reason: str = ""
+
+    @property
+    def local(self) -> list[Embedder]:
+        """The in-process embedders, whose vectors ingestion computes itself."""
+        found: list[Embedder] = []
+        for embedder in (self.embedder, self.cross_lingual):
+            if isinstance(embedder, LocalEmbedder | MultilingualEmbedder):
+                found.append(embedder)
+        return found
+
+    @property
+    def all(self) -> list[Embedder]:
+        return [e for e in (self.embedder, self.cross_lingual) if e is not None]
 
 
 @functools.cache
 def _local(threads: int) -> LocalEmbedder:
     # One copy of the model per process (about 190 MB resident), whoever asks.
     return LocalEmbedder.load(threads=threads)
+
+
+@functools.cache
+def _cross_lingual(threads: int) -> MultilingualEmbedder:
+    return MultilingualEmbedder.load(threads=threads)
 
 
 def choose_embedder(settings: KnowledgeSettings) -> EmbedderChoice:
@@ -56,4 +79,13 @@ def choose_embedder(settings: KnowledgeSettings) -> EmbedderChoice:
         local = _local(settings.embeddings_threads)
     except ModelUnavailable as exc:
         return EmbedderChoice(None, str(exc))
-    return EmbedderChoice(local, f"the in-process model {local.model} (onnxruntime)")
+    reason = f"the in-process model {local.model} (onnxruntime)"
+    if not settings.embeddings_multilingual:
+        return EmbedderChoice(
+            local, reason, None, "switched off (A2A_EMBEDDINGS_MULTILINGUAL=false)"
+        )
+    try:
+        cross = _cross_lingual(settings.embeddings_threads)
+    except ModelUnavailable as exc:
+        return EmbedderChoice(local, reason, None, str(exc))
+    return EmbedderChoice(local, reason, cross, f"the in-process model {cross.model}")

@@ -21,6 +21,11 @@ class KnowledgeSettings(PluginSettings):
         description="Embed with the in-process model (the 'semantic' extra) when no endpoint "
         "is set; false means BM25 search alone unless A2A_EMBEDDINGS_URL is set",
     )
+    embeddings_multilingual: bool = Field(
+        True,
+        description="Search questions not in English with the in-process cross-lingual model "
+        "(alongside the English one); false means every question uses the English model",
+    )
     embeddings_threads: int = Field(
         1, ge=1, le=64, description="CPU threads of the in-process embedding model"
     )

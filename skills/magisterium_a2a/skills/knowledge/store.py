@@ -40,7 +40,23 @@ from magisterium_a2a.skills.knowledge.model import (
 )
 from magisterium_a2a.skills.knowledge.passages import PassageText, split_document
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
+# Layout 3 keeps a vector per passage for each model (the English and the
+# cross-lingual one); a layout-2 store is upgraded in place when opened for
+# writing (every server start does), its vectors kept.
+_UPGRADE_FROM_2 = """
+alter table embeddings rename to embeddings_v2;
+create table embeddings(
+    passage_id integer not null,
+    model text not null,
+    vector blob not null,
+    primary key (passage_id, model)
+);
+insert into embeddings(passage_id, model, vector)
+    select passage_id, model, vector from embeddings_v2;
+drop table embeddings_v2;
+update meta set value = '3' where key = 'schema';
+"""
 _SCHEMA = """
 create table if not exists meta(key text primary key, value text not null);
 create table if not exists documents(
@@ -71,9 +87,10 @@ create table if not exists passages(
 );
 create index if not exists passages_by_doc on passages(doc_id, ordinal);
 create table if not exists embeddings(
-    passage_id integer primary key,
+    passage_id integer not null,
     model text not null,
-    vector blob not null
+    vector blob not null,
+    primary key (passage_id, model)
 );
 """
 _INFO_COLUMNS = "id, title, author, ref, url, year, kind, genre, language, full_text"
@@ -151,6 +168,7 @@ class Store:
             directory.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.db_path, isolation_level=None, timeout=60)
             self._db.execute("pragma journal_mode=wal")
+            self._upgrade()
             self._db.executescript(_SCHEMA)
             self._db.execute(
                 "insert or ignore into meta(key, value) values('schema', ?)", (SCHEMA_VERSION,)
@@ -178,6 +196,15 @@ class Store:
 
     def close(self) -> None:
         self._db.close()
+
+    def _upgrade(self) -> None:
+        """Bring a layout-2 store to layout 3 in one transaction (nothing is lost)."""
+        exists = self._db.execute(
+            "select 1 from sqlite_master where type = 'table' and name = 'meta'"
+        ).fetchone()
+        if not exists or self.meta("schema") != "2":
+            return
+        self._db.executescript(f"begin immediate;\n{_UPGRADE_FROM_2}\ncommit;")
 
     def _check_schema(self) -> None:
         found = self.meta("schema")

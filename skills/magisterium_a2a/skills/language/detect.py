@@ -17,6 +17,7 @@ label, which only orders what is tried first.
 
 from __future__ import annotations
 
+import math
 import threading
 from typing import Any
 
@@ -66,6 +67,21 @@ def detect(text: str) -> str | None:
         return None
     label, _ = _identifier().classify(text)
     return str(label)
+
+
+def confidence(text: str) -> float:
+    """How sure ``detect`` is, from 0 to 1: 1 where the script decides, else
+    py3langid's probability of its label against our other Latin-script languages
+    (a short English phrase such as "divine mercy" may come out French at 0.47)."""
+    text = clean(text[: SAMPLE_CHARS * 2])[:SAMPLE_CHARS]
+    if has_hangul(text) or has_kana(text) or has_han(text):
+        return 1.0
+    if not any(c.isalpha() for c in text):
+        return 0.0
+    ranked = _identifier().rank(text)
+    best = max(score for _, score in ranked)
+    total = sum(math.exp(score - best) for _, score in ranked)
+    return 1.0 / total if total > 0 else 0.0
 
 
 def _identifier() -> Any:

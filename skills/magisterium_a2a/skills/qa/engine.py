@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from magisterium_a2a.skills.knowledge.query import strip_scaffolding
 from magisterium_a2a.skills.knowledge.retrieval import KnowledgeBase, PassageHit
 from magisterium_a2a.skills.qa.citations import Answer, check
 from magisterium_a2a.skills.qa.conversation import Turn, contextual_query
@@ -27,9 +28,44 @@ _FOOTNOTES = re.compile(r"\[\d+\]")
 NOT_ADDRESSED = "The sources available here do not address this question."
 EXTRA_PASSAGES = 6
 CITED_WORDS = 160
-# Without a model to judge, a passage is a source only if it shares enough of the
-# query's search terms (half of them, two at most) and scores near the best one.
+# Without a language model to judge, a passage is a source only if it scores near
+# the best one and addresses the question: it holds most of what the question's
+# words weigh (each weighs its rarity in the library, so "France" counts for more
+# than "Catholic"), or the embedding model finds it clearly close in meaning, or
+# it holds a good part of the words and the model finds it close.
 MIN_SCORE_SHARE = 0.4
+MIN_COVERAGE = 0.6
+"""Share of the question's term weight a passage must hold ("capital of France":
+a passage naming France but no capital holds about half)."""
+SUPPORTED_COVERAGE = 0.4
+"""Coverage that, with the model's ``support_similarity``, makes a source: the
+rosary encyclical answers "praying the rosary" without the word "pray"."""
+FALLBACK_COVERAGE = 0.25
+FALLBACK_SIMILARITY_SHARE = 0.8
+"""When no passage addresses a question by the rules above, the best-ranked one is
+its single source if it holds this share of the question's words and this share
+of the model's ``support_similarity``."""
+NEAR_BEST_COVERAGE = 0.7
+"""A source holds at least this share of the best source's coverage: once one
+passage speaks of communion received in the hand, one that only mentions the
+laying on of a hand does not address the question."""
+FRAMING = frozenset({"Church", "Catholic", "pope", "encyclical"})
+"""Glossary concepts that frame a question rather than say what it asks."""
+FILLERS = frozenset({"get", "got", "make", "made", "still", "t", "s", "d", "ll", "re", "ve", "m"})
+"""Words of a question's form that the index keeps ("how do I get", "can't")."""
+STEM_PREFIX = 4
+"""Terms match when one begins the other and they share this many letters: the
+stemmer leaves "pray" and "prayer", "freemason" and "freemasonry" apart."""
+THESAURUS_CREDIT = 0.75
+"""A thesaurus phrase in the passage stands for most of the question term that
+brought it in ("religious liberty" answered by a passage on religious freedom),
+when it is at least as specific as that term (weighs as much): "sacrament" does
+not stand for "communion"."""
+
+Weighed = dict[str, tuple[float, tuple[frozenset[str], ...], tuple[frozenset[str], ...]]]
+"""What a question asks, piece by piece: each piece's weight, the term sets any of
+which holds it fully (the term itself; for a question in another language, any
+English phrase of a glossary row), and the thesaurus phrases that stand for it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,20 +86,95 @@ class QAEngine:
         rewritten = await self.provider.standalone_query(question, conversation)
         return rewritten or contextual_query(question, conversation)
 
+    def weighed(self, query: str) -> Weighed:
+        """Each search term of the question: its weight (rarity), and the thesaurus
+        phrases of the entries it helps trigger, as specific as it is. A question in
+        another language weighs the glossary's concepts it names instead: a row
+        is held by any of its English phrases, and weighs as its rarest word."""
+        concepts = self.kb.concepts(query)
+        # "What does the pope say about…": who is asked is framing, not the topic.
+        concepts = [c for c in concepts if c not in FRAMING] or concepts
+        if concepts:
+            found: Weighed = {}
+            for concept in concepts:
+                phrases = [frozenset(self.kb.terms(p)) for p in concept.split(",")]
+                phrases = [p for p in phrases if p]
+                if phrases:
+                    weight = max(self.kb.rarity(frozenset().union(*phrases)).values())
+                    found[concept] = (weight, tuple(phrases), ())
+            return found
+        stripped = strip_scaffolding(query)
+        fixed = self.kb.corrections(stripped)
+        terms = list(
+            dict.fromkeys(fixed.get(t, t) for t in self.kb.terms(stripped) if t not in FILLERS)
+        )
+        weights = self.kb.rarity(terms)
+        synonyms = self.kb.synonyms(" ".join(terms))
+        own: Weighed = {}
+        for term, weight in weights.items():
+            phrases = []
+            for phrase in synonyms.get(term, ()):
+                words = frozenset(self.kb.terms(phrase))
+                if words and sum(self.kb.rarity(words).values()) >= weight:
+                    phrases.append(words)
+            own[term] = (weight, (frozenset({term}),), tuple(phrases))
+        return own
+
+    def coverage(self, hit: PassageHit, weighed: Weighed) -> float:
+        """The share of the question's term weight the passage holds (0 to 1)."""
+        total = sum(weight for weight, _, _ in weighed.values())
+        seen = set(self.kb.terms(f"{hit.document.title}\n{hit.heading or ''}\n{hit.text}"))
+
+        def holds(phrases: tuple[frozenset[str], ...]) -> bool:
+            return any(all(_holds(seen, word) for word in phrase) for phrase in phrases)
+
+        held = 0.0
+        for weight, exact, thesaurus in weighed.values():
+            if holds(exact):
+                held += weight
+            elif holds(thesaurus):
+                held += THESAURUS_CREDIT * weight
+        return held / total if total > 0 else 0.0
+
+    def asked(self, question: str, query: str) -> str:
+        """What a source must address: a follow-up's own words ("and what does it
+        say about rest?") when it has some, not the earlier question carried into
+        its retrieval query; otherwise the query. A question in another language
+        is weighed in the sources' English words (``weighed``)."""
+        if query != question and self.weighed(question):
+            return question
+        return query
+
     def relevant(self, hits: Sequence[PassageHit], query: str) -> list[PassageHit]:
-        """The hits that share enough of the query's terms to be worth quoting (the
-        thesaurus's words for them count: a passage on "immutability" answers
-        "does God change")."""
-        terms = set(self.kb.terms(query))
-        needed = min(2, (len(terms) + 1) // 2)
-        terms.update(self.kb.terms(" ".join(self.kb.understand(query).expansions)))
+        """The hits that address the question: near the best score, and holding most
+        of the question's weight in words or close to it in meaning (the model's
+        own floor, where the model has one)."""
         best = max((hit.score for hit in hits), default=0.0)
-        kept = []
-        for hit in hits:
-            seen = self.kb.terms(f"{hit.document.title}\n{hit.heading or ''}\n{hit.text}")
-            if len(terms.intersection(seen)) >= needed and hit.score >= MIN_SCORE_SHARE * best:
-                kept.append(hit)
-        return kept
+        close, near = self.kb.floors(query)
+        weighed = self.weighed(query)
+        candidates = [hit for hit in hits if hit.score >= MIN_SCORE_SHARE * best]
+        covered = {hit.cite_id: self.coverage(hit, weighed) for hit in candidates}
+        floor = max(MIN_COVERAGE, NEAR_BEST_COVERAGE * max(covered.values(), default=0.0))
+
+        def addresses(hit: PassageHit) -> bool:
+            coverage, similarity = covered[hit.cite_id], hit.similarity or 0.0
+            if coverage >= floor or (close is not None and similarity >= close):
+                return True
+            return near is not None and coverage >= SUPPORTED_COVERAGE and similarity >= near
+
+        kept = [hit for hit in candidates if addresses(hit)]
+        if kept or not candidates or near is None:
+            return kept
+        # Nothing holds the question's words: the best-ranked passage alone may
+        # still answer a question worded unlike its source ("Do the stars control
+        # what people do?"), when it holds some of them and the model finds it close.
+        top = candidates[0]
+        if (
+            covered[top.cite_id] >= FALLBACK_COVERAGE
+            and (top.similarity or 0.0) >= FALLBACK_SIMILARITY_SHARE * near
+        ):
+            return [top]
+        return []
 
     def quote(self, hit: PassageHit, query: str) -> str:
         """The passage trimmed to whole sentences, at most about ``CITED_WORDS`` long,
@@ -100,7 +211,11 @@ class QAEngine:
             if hit.text not in texts:
                 texts.add(hit.text)
                 hits.append(hit)
-        usable = hits if self.provider.judges_relevance else self.relevant(hits, query)
+        usable = (
+            hits
+            if self.provider.judges_relevance
+            else self.relevant(hits, self.asked(question, query))
+        )
         chosen = usable[: self.sources]
         if not chosen:
             return Outcome(Answer(NOT_ADDRESSED), query)
@@ -111,12 +226,25 @@ class QAEngine:
             query=query,
             conversation=conversation,
             sources=numbered,
-            others=[hit for hit in hits if hit.cite_id not in taken],
+            # Only passages that address the question may suggest where to go next.
+            others=[hit for hit in usable if hit.cite_id not in taken],
         )
         answer = check(await self.provider.answer(request), numbered, question)
         if not _FOOTNOTES.sub("", answer.text).strip():
             raise ProviderError("The language model returned an empty answer; please try again.")
         return Outcome(answer, query)
+
+
+def _holds(seen: set[str], term: str) -> bool:
+    """Whether a passage's terms hold a term, or a term it begins or that begins it."""
+    if term in seen:
+        return True
+    if len(term) < STEM_PREFIX:
+        return False
+    return any(
+        len(other) >= STEM_PREFIX and (other.startswith(term) or term.startswith(other))
+        for other in seen
+    )
 
 
 def provider_from_settings(settings: QASettings, kb: KnowledgeBase) -> AnswerProvider:

@@ -6,8 +6,10 @@ the sentences that share the most search terms with the question, says where
 they come from, and footnotes them; it says plainly that the answer is a
 compilation. Catalogue entries, whose text is a summary written by this
 server's maintainers, are presented as summaries, never quoted as the
-document's words. Related questions come from the headings of the passages
-around and after the ones quoted. The same input always gives the same answer.
+document's words. Related questions are drawn from what was cited: the
+headings of the passages around the ones quoted, the other passages that
+address the question, the cited entries. The same input always gives the same
+answer.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections.abc import Sequence
 from magisterium_a2a.skills.knowledge.model import DocumentInfo
 from magisterium_a2a.skills.knowledge.retrieval import KnowledgeBase, PassageHit
 from magisterium_a2a.skills.qa.conversation import Turn
+from magisterium_a2a.skills.qa.languages import quoted_note
 from magisterium_a2a.skills.qa.provider import AnswerRequest, Draft, Source
 from magisterium_a2a.skills.qa.sentences import whole_sentences
 
@@ -149,8 +152,9 @@ class ExtractiveProvider:
         return None
 
     async def answer(self, request: AnswerRequest) -> Draft:
-        terms = set(self.kb.terms(request.query))
-        paragraphs = [INTRO]
+        terms = set(self.kb.terms(self.kb.gloss(request.query) or request.query))
+        note = quoted_note(request.question) if self.kb.foreign(request.question) else None
+        paragraphs = [INTRO] if note is None else [note, INTRO]
         # Passages that are all objection come last: they say what the author denies.
         ordered = sorted(request.sources, key=only_objections)
         quoted = sorted(ordered[:QUOTED_SOURCES], key=lambda source: source.number)
@@ -172,9 +176,11 @@ class ExtractiveProvider:
         return Draft("\n\n".join(paragraphs), self._related(quoted, request.others))
 
     def _related(self, quoted: Sequence[Source], others: Sequence[PassageHit]) -> list[str]:
+        """Questions drawn from what was cited: the headings of the passages around
+        the quoted ones, then the other passages that address the question, then
+        the cited catalogue entries themselves (whose summary is all there is)."""
         used = {s.hit.cite_id for s in quoted}
         used_headings = {s.hit.heading for s in quoted if s.hit.document.full_text}
-        used_documents = {s.hit.document.id for s in quoted if not s.hit.document.full_text}
         neighbours: list[PassageHit] = []
         for source in quoted:
             doc_id, ordinal = source.hit.document.id, source.hit.ordinal
@@ -182,11 +188,10 @@ class ExtractiveProvider:
                 hit = self.kb.passage(f"{doc_id}#{near}") if near >= 0 else None
                 if hit is not None:
                     neighbours.append(hit)
+        summaries = [s.hit for s in quoted if not s.hit.document.full_text]
         questions: list[str] = []
-        for hit in [*neighbours, *others]:
-            if hit.cite_id in used or hit.heading in used_headings:
-                continue
-            if not hit.document.full_text and hit.document.id in used_documents:
+        for hit in [*neighbours, *others, *summaries]:
+            if hit.document.full_text and (hit.cite_id in used or hit.heading in used_headings):
                 continue
             question = as_question(hit)
             if question is not None and question not in questions:

@@ -13,7 +13,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from magisterium_a2a.skills.knowledge.languages import SURE_FOREIGN, detect
 from magisterium_a2a.skills.qa.conversation import Turn
+from magisterium_a2a.skills.qa.languages import NAMES, reader_language
 from magisterium_a2a.skills.qa.provider import AnswerRequest, Draft, Source
 
 Message = dict[str, str]
@@ -25,7 +27,9 @@ a number that is not in the list, never invent a source, and do not add a list o
 sources at the end: the sources are shown to the reader separately.
 If the sources do not address the question, say plainly that the sources available
 here do not address it, and cite nothing.
-Write clear, accurate prose; keep the Church's own terms.
+Write clear, accurate prose; keep the Church's own terms. Answer in the language the
+question is written in, even when the sources are in another: translate what you take
+from them, and keep the footnotes.
 End your reply with one last line: "Related questions:" followed by a JSON array of
 three short questions the reader might ask next, for example:
 Related questions: ["First question?", "Second question?", "Third question?"]"""
@@ -72,10 +76,20 @@ def history(conversation: Sequence[Turn]) -> list[Message]:
 
 def answer_messages(request: AnswerRequest) -> list[Message]:
     """System prompt, the earlier turns, then the sources and the question."""
+    # Said outright only when the layer is sure: a short English question it takes
+    # for French must not be answered in French (the system prompt already asks
+    # for the question's language).
+    sure = detect(request.question)[1] >= SURE_FOREIGN
+    language = NAMES.get(reader_language(request.question) or "") if sure else None
+    in_language = (
+        f" The question is in {language}: write the answer and the related questions in {language}."
+        if language
+        else ""
+    )
     question = (
         f"Sources:\n\n{sources_block(request.sources)}\n\n"
         f"Question: {request.question}\n\n"
-        "Answer from the sources above, with a footnote after each claim."
+        f"Answer from the sources above, with a footnote after each claim.{in_language}"
     )
     return [
         {"role": "system", "content": SYSTEM},

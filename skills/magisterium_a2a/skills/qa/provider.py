@@ -40,7 +40,8 @@ class AnswerRequest:
     conversation: Sequence[Turn]
     sources: Sequence[Source]
     others: Sequence[PassageHit] = ()
-    """Retrieved passages that were not numbered as sources, best first."""
+    """Retrieved passages that address the question but were not numbered as
+    sources, best first."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,109 @@
+"""Questions in other languages read into the sources' English words.
+
+The team's glossary (``data/glossary.txt``) lists, per concept, the forms
+readers write in eleven languages and the English words the sources use. A
+question detected in one of them is glossed: the English words of every row
+whose form it holds ("¿Puede un católico usar la píldora…" gives "Catholic
+contraception, birth control pill"). The gloss is searched the English way
+(BM25 with the thesaurus, the English model), beside the cross-lingual model's
+reading of the question itself: the two fail differently, the glossary on
+wording it lacks, the model on languages it was not trained in (Vietnamese,
+Tagalog) and on rare terms.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from dataclasses import dataclass
+from importlib import resources
+
+from magisterium_a2a.skills.text import strip_accents
+
+COLUMNS = ("es", "pt", "it", "fr", "de", "pl", "ja", "ko", "zh", "vi", "tl")
+UNSPACED = frozenset({"ja", "ko", "zh"})
+"""Scripts written without spaces between words (Korean has spaces, but its
+particles cling to the word): forms match anywhere."""
+
+
+class GlossaryError(ValueError):
+    """The glossary file is malformed; the message says where."""
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    english: str
+    forms: dict[str, tuple[str, ...]]
+
+
+def fold(text: str, language: str) -> str:
+    """Lower case, compatibility forms (full-width letters) unified; accents kept
+    for Vietnamese, where they tell words apart, dropped elsewhere."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    return text if language in UNSPACED or language == "vi" else strip_accents(text)
+
+
+def parse(text: str) -> list[Row]:
+    rows: list[Row] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        cells = [cell.strip() for cell in line.split("|")]
+        if len(cells) != len(COLUMNS) + 1 or not cells[0]:
+            raise GlossaryError(f"line {number}: needs English and {len(COLUMNS)} languages")
+        forms = {
+            lang: tuple(fold(f, lang) for f in cell.split(",") if f.strip())
+            for lang, cell in zip(COLUMNS, cells[1:], strict=True)
+        }
+        rows.append(Row(cells[0], forms))
+    return rows
+
+
+@functools.cache
+def builtin() -> Glossary:
+    text = resources.files("magisterium_a2a.skills.data").joinpath("glossary.txt").read_text()
+    return Glossary(parse(text))
+
+
+class Glossary:
+    def __init__(self, rows: list[Row]) -> None:
+        self.rows = rows
+        self._patterns: dict[str, list[tuple[re.Pattern[str], str]]] = {}
+        for lang in COLUMNS:
+            compiled = []
+            for row in rows:
+                forms = [f for f in row.forms[lang] if f]
+                if not forms:
+                    continue
+                alternatives = "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))
+                pattern = alternatives if lang in UNSPACED else rf"(?<!\w)(?:{alternatives})"
+                compiled.append((re.compile(pattern), row.english))
+            self._patterns[lang] = compiled
+
+    def concepts(self, text: str, language: str | None) -> list[str]:
+        """The English cells of the rows whose forms the text holds (every
+        language's rows when the language is unknown or has no column), in order."""
+        languages = [language] if language in self._patterns else list(COLUMNS)
+        matches: list[tuple[int, int, int, str]] = []
+        for lang in languages:
+            folded = fold(text, lang)
+            for pattern, english in self._patterns[lang]:
+                for match in pattern.finditer(folded):
+                    matches.append(
+                        (-(match.end() - match.start()), match.start(), match.end(), english)
+                    )
+        # The longest form claims its words: "원죄 없이 잉태" (Immaculate Conception)
+        # is not also original sin and conception.
+        claimed: list[tuple[int, int]] = []
+        found: dict[str, int] = {}
+        for _, start, end, english in sorted(matches):
+            if any(start < e and s < end for s, e in claimed):
+                continue
+            claimed.append((start, end))
+            found.setdefault(english, start)
+        return sorted(found, key=found.__getitem__)
+
+    def gloss(self, text: str, language: str | None) -> str:
+        """The text's concepts in English, one after the other."""
+        return "; ".join(self.concepts(text, language))
