@@ -79,6 +79,11 @@ class Settings(BaseSettings):
     )
     cors_max_age_seconds: int = Field(600, ge=0, description="Access-Control-Max-Age of preflights")
     dev_mode: bool = Field(False, description="Seed well-known demo tokens (never in production)")
+    playground: bool | None = Field(
+        None,
+        description="Serve the playground page at / (default: on in development and test mode, "
+        "off otherwise)",
+    )
     limit_default_per_minute: int = Field(15, ge=1, description="Default bucket, pro/organization")
     limit_expensive_per_minute: int = Field(2, ge=1, description="Expensive bucket, pro/org")
     default_skill: str = Field(
@@ -221,6 +226,12 @@ class Settings(BaseSettings):
             if self.oauth_server is not None
             else (self.dev_mode or self.test_mode)
         )
+
+    @property
+    def playground_enabled(self) -> bool:
+        if self.playground is not None:
+            return self.playground
+        return self.dev_mode or self.test_mode
 
     @model_validator(mode="after")
     def _consistent(self) -> Settings:
