@@ -41,7 +41,9 @@ class Settings(BaseSettings):
         10.0, ge=0, description="Seconds a server caches a token (revocation stays immediate)"
     )
     public_url: str = Field(
-        "http://127.0.0.1:8000", description="Public base URL; the card's url is this + /api/v1/a2a"
+        "http://127.0.0.1:8000",
+        description="Public base URL; the card's url is this + /api/v1/a2a ('serve' defaults it "
+        "to the address it listens on)",
     )
     task_ttl_seconds: int = Field(86400, ge=1, description="How long tasks are kept")
     max_body_bytes: int = Field(1_048_576, ge=1024, description="Largest accepted request body")
