@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
+import textwrap
 import time
 import tomllib
 from collections.abc import Iterator
@@ -273,6 +274,18 @@ def test_the_env_example_matches_what_compose_publishes() -> None:
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 
 
+def _nginx_conf(folder: Path, http: str) -> None:
+    """An nginx.conf that keeps everything of nginx's own in ``folder``."""
+    temps = "".join(
+        f"  {kind}_temp_path {folder}/{kind};\n"
+        for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+    )
+    (folder / "nginx.conf").write_text(
+        f"daemon off;\npid {folder}/nginx.pid;\nerror_log {folder}/error.log;\nevents {{}}\n"
+        f"http {{\n  access_log off;\n{temps}{http}\n}}\n"
+    )
+
+
 @pytest.fixture
 def behind_nginx(tmp_path: Path) -> Iterator[tuple[str, ServerProcess]]:
     """deploy/nginx.conf in front of a real server, with only the upstream's
@@ -287,15 +300,7 @@ def behind_nginx(tmp_path: Path) -> Iterator[tuple[str, ServerProcess]]:
         temp = tmp_path / "nginx"
         temp.mkdir()
         (temp / "site.conf").write_text(site)
-        (temp / "nginx.conf").write_text(
-            f"daemon off;\npid {temp}/nginx.pid;\nerror_log {temp}/error.log;\n"
-            "events {}\nhttp {\n  access_log off;\n"
-            + "".join(
-                f"  {kind}_temp_path {temp}/{kind};\n"
-                for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
-            )
-            + f"  include {temp}/site.conf;\n}}\n"
-        )
+        _nginx_conf(temp, f"include {temp}/site.conf;")
         checked = subprocess.run(
             [NGINX, "-t", "-p", str(temp), "-c", str(temp / "nginx.conf"), "-e", str(temp / "e")],
             capture_output=True,
@@ -336,3 +341,58 @@ def test_the_proxy_keeps_the_clients_request_id(behind_nginx: tuple[str, ServerP
     assert theirs.headers["x-request-id"] != mine.headers["x-request-id"]
     assert httpx.get(f"{base}/metrics").status_code == 404  # never on the public port
     assert httpx.get(f"http://127.0.0.1:{server.port}/metrics").status_code == 200
+
+
+def _self_signed(folder: Path) -> None:
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "a2a.example.org")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now)
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .sign(key, hashes.SHA256())
+    )
+    (folder / "fullchain.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    (folder / "privkey.pem").write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+
+
+def test_the_tls_server_block_of_the_docs_is_valid_nginx(tmp_path: Path) -> None:
+    """docs/operations.md's TLS block, added to deploy/nginx.conf as it says."""
+    require(Path(NGINX).exists(), "nginx is not installed (apt-get install nginx-light)")
+    docs = (ROOT / "docs" / "operations.md").read_text()
+    blocks = re.findall(r"```nginx\n(.*?)```", docs, flags=re.S)
+    assert len(blocks) == 1
+    certs = tmp_path / "certs"
+    certs.mkdir()
+    _self_signed(certs)
+    tls = textwrap.dedent(blocks[0]).replace("/etc/nginx/certs", str(certs))
+    tls = tls.replace("listen 443 ssl;", f"listen 127.0.0.1:{free_port()} ssl;")
+    site = (ROOT / "deploy" / "nginx.conf").read_text().replace("listen 80;", "listen 127.0.0.1:1;")
+    site = site.replace("server a2a:8000;", "server 127.0.0.1:9;")
+    _nginx_conf(tmp_path, f"{site}\n{tls}")
+    checked = subprocess.run(
+        [NGINX, "-t", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert checked.returncode == 0, checked.stderr
+    assert "test is successful" in checked.stderr
