@@ -164,6 +164,10 @@ def test_image_install_steps_in_a_fresh_venv(image_venv: Path, tmp_path: Path) -
     # The licence and the notices travel with the installed package.
     [dist] = site.glob("magisterium_a2a-*.dist-info")
     assert {"LICENSE", "NOTICE"} <= {p.name for p in (dist / "licenses").iterdir()}
+    # The playground's files are package data: a regular install carries every one.
+    static = site / "magisterium_a2a" / "server" / "playground" / "static"
+    shipped = ROOT / "app" / "magisterium_a2a" / "server" / "playground" / "static"
+    assert sorted(p.name for p in static.iterdir()) == sorted(p.name for p in shipped.iterdir())
 
 
 CLIENT_FILES = {
