@@ -45,7 +45,7 @@ run: $(VENV)/.installed
 	$(RUN_ENV) $(BIN)/magisterium-a2a serve --host $(HOST) --port $(PORT)
 
 doctor: $(VENV)/.installed
-	$(RUN_ENV) $(BIN)/magisterium-a2a doctor
+	$(RUN_ENV) A2A_PUBLIC_URL=$${A2A_PUBLIC_URL:-http://$(HOST):$(PORT)} $(BIN)/magisterium-a2a doctor
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check app skills tests bench examples
