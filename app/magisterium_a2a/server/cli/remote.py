@@ -32,9 +32,9 @@ class Remote:
     notes: list[str] = field(default_factory=list)
 
 
-def _get(http: httpx.Client, path: str, **kw: object) -> httpx.Response | None:
+def _get(http: httpx.Client, path: str) -> httpx.Response | None:
     try:
-        return http.get(path, **kw)  # type: ignore[arg-type]
+        return http.get(path)
     except httpx.HTTPError:
         return None
 
