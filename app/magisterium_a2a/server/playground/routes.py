@@ -56,11 +56,9 @@ def content_security_policy(public_url: str) -> str:
 def build_router(public_url: str) -> APIRouter:
     assets = _assets()
     page = assets[PAGE]
-    common = {
-        "Cache-Control": "no-cache",
-        "X-Content-Type-Options": "nosniff",
-        "Referrer-Policy": "no-referrer",
-    }
+    # X-Content-Type-Options is the guard's, on every response (guard.py); the page
+    # sets its own CSP, which the guard then leaves alone.
+    common = {"Cache-Control": "no-cache", "Referrer-Policy": "no-referrer"}
     page_headers = {
         **common,
         "Content-Security-Policy": content_security_policy(public_url),
