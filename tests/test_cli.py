@@ -4,6 +4,7 @@ guards of serve."""
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 
 import pytest
@@ -11,6 +12,7 @@ from click.testing import Result
 from typer.testing import CliRunner
 
 from magisterium_a2a.server.cli import cli
+from magisterium_a2a.server.cli.serve import _listening_at
 from magisterium_a2a.server.config import Settings
 from tests.support import harness
 
@@ -123,3 +125,27 @@ def test_serve_refuses_workers_without_redis(settings: Settings) -> None:
     result = runner.invoke(cli, ["serve", "--workers", "2"], env=env_of(settings))
     assert result.exit_code == 2
     assert "needs a shared store" in result.output
+
+
+@pytest.mark.parametrize(
+    ("host", "public_url"),
+    [
+        ("127.0.0.1", "http://127.0.0.1:8100"),
+        ("0.0.0.0", "http://127.0.0.1:8100"),
+        ("::1", "http://[::1]:8100"),
+        ("localhost", "http://localhost:8100"),
+    ],
+)
+def test_serve_names_where_it_listens_unless_told(
+    monkeypatch: pytest.MonkeyPatch, host: str, public_url: str
+) -> None:
+    """`serve --port 8100` puts port 8100 in its card and OAuth documents (and in the
+    environment its worker processes read); A2A_PUBLIC_URL, when set, wins."""
+    monkeypatch.delenv("A2A_PUBLIC_URL", raising=False)
+    chosen = _listening_at(Settings(_env_file=None), host, 8100)  # type: ignore[call-arg]
+    assert chosen.public_url == public_url
+    assert chosen.endpoint_url == f"{public_url}/api/v1/a2a"
+    assert os.environ["A2A_PUBLIC_URL"] == public_url
+    monkeypatch.setenv("A2A_PUBLIC_URL", "https://a2a.example.org")
+    told = _listening_at(Settings(_env_file=None), host, 8100)  # type: ignore[call-arg]
+    assert told.public_url == "https://a2a.example.org"

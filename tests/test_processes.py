@@ -208,3 +208,4 @@ async def test_development_mode_prints_and_accepts_the_demo_tokens(
     for token in statuses:
         assert token in banner
     assert "Development mode" in banner
+    assert f"Playground: {server.base_url}/" in banner

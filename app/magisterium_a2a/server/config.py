@@ -41,7 +41,9 @@ class Settings(BaseSettings):
         10.0, ge=0, description="Seconds a server caches a token (revocation stays immediate)"
     )
     public_url: str = Field(
-        "http://127.0.0.1:8000", description="Public base URL; the card's url is this + /api/v1/a2a"
+        "http://127.0.0.1:8000",
+        description="Public base URL; the card's url is this + /api/v1/a2a ('serve' defaults it "
+        "to the address it listens on)",
     )
     task_ttl_seconds: int = Field(86400, ge=1, description="How long tasks are kept")
     max_body_bytes: int = Field(1_048_576, ge=1024, description="Largest accepted request body")
@@ -79,6 +81,11 @@ class Settings(BaseSettings):
     )
     cors_max_age_seconds: int = Field(600, ge=0, description="Access-Control-Max-Age of preflights")
     dev_mode: bool = Field(False, description="Seed well-known demo tokens (never in production)")
+    playground: bool | None = Field(
+        None,
+        description="Serve the playground page at / (default: on in development and test mode, "
+        "off otherwise)",
+    )
     limit_default_per_minute: int = Field(15, ge=1, description="Default bucket, pro/organization")
     limit_expensive_per_minute: int = Field(2, ge=1, description="Expensive bucket, pro/org")
     default_skill: str = Field(
@@ -221,6 +228,12 @@ class Settings(BaseSettings):
             if self.oauth_server is not None
             else (self.dev_mode or self.test_mode)
         )
+
+    @property
+    def playground_enabled(self) -> bool:
+        if self.playground is not None:
+            return self.playground
+        return self.dev_mode or self.test_mode
 
     @model_validator(mode="after")
     def _consistent(self) -> Settings:

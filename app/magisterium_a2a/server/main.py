@@ -22,6 +22,7 @@ from magisterium_a2a.server.guard import RequestGuard
 from magisterium_a2a.server.http import ENDPOINT, Endpoint, router
 from magisterium_a2a.server.oauth.delegation import discover
 from magisterium_a2a.server.oauth.routes import build_router
+from magisterium_a2a.server.playground import build_router as build_playground
 from magisterium_a2a.server.runtime import RegistryFactory, build_runtime, runtime_of
 from magisterium_a2a.server.testmode.api import router as testmode_router
 from magisterium_a2a.server.tokens import DEMO_TOKENS
@@ -101,6 +102,8 @@ def create_app(
             log.warning("TEST MODE: the /_test/ scenario API is enabled. Never in production.")
         if settings.oauth_builtin:
             log.info("OAuth: the built-in authorization server is on (%s)", settings.public_url)
+        if settings.playground_enabled:
+            log.info("playground: %s/", settings.public_url.rstrip("/"))
         if settings.dev_mode:
             log.warning(
                 "DEVELOPMENT MODE: demo tokens %s are accepted. Never expose this server.",
@@ -141,6 +144,8 @@ def create_app(
     app.include_router(build_router(lambda r: runtime_of(r).oauth, lambda r: runtime_of(r).cors))
     if settings.test_mode:
         app.include_router(testmode_router)
+    if settings.playground_enabled:
+        app.include_router(build_playground(settings.public_url))
     return app
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Annotated
 from urllib.parse import urlsplit, urlunsplit
 
 import typer
@@ -14,9 +15,11 @@ from rich.console import Console
 from magisterium_a2a.plugin import SkillEnvironment
 from magisterium_a2a.server.cli.common import err, load_family, load_settings
 from magisterium_a2a.server.cli.knowledge import knowledge_report
+from magisterium_a2a.server.cli.remote import ask
 from magisterium_a2a.server.clock import SystemClock
 from magisterium_a2a.server.config import Settings
 from magisterium_a2a.server.errors import RPCError
+from magisterium_a2a.server.features import features, lines
 from magisterium_a2a.server.oauth.delegation import DiscoveryError, discover
 from magisterium_a2a.server.oauth.setup import DelegationError, delegated_jwt_settings
 from magisterium_a2a.server.oidc import JWTVerifier
@@ -28,9 +31,25 @@ from magisterium_a2a.skills.knowledge.settings import KnowledgeSettings
 out = Console(soft_wrap=True, highlight=False)
 
 
-def doctor() -> None:
-    """Check the configuration, the store, the skills, the documents and the identity provider."""
+def doctor(
+    url: Annotated[
+        str | None,
+        typer.Argument(help="A running server's base URL: ask it what it runs with"),
+    ] = None,
+    dev: Annotated[
+        bool,
+        typer.Option("--dev", help="Check as 'serve --dev' and 'make run' run: development mode"),
+    ] = False,
+) -> None:
+    """Say what the server runs with (mode, features) and check the configuration, the store,
+    the skills, the documents and the identity provider; or, given a URL, ask a running server."""
+    if url is not None:
+        _remote(url)
+        return
     settings = load_settings()
+    if dev:
+        settings = settings.model_copy(update={"dev_mode": True})
+    _rows(lines(features(settings)))
     out.print(f"[bold]data directory:[/bold] {settings.data_dir}")
     problems = (
         _store(settings) + _skills(settings) + knowledge_report(load_family(KnowledgeSettings))
@@ -41,6 +60,23 @@ def doctor() -> None:
         err.print(f"[red]{problems} problem(s) found.[/red]")
         raise typer.Exit(1)
     out.print("[green]All checks passed.[/green]")
+
+
+def _rows(rows: list[tuple[str, str]]) -> None:
+    for label, value in rows:
+        out.print(f"[bold]{label}:[/bold] {value}")
+
+
+def _remote(url: str) -> None:
+    found = ask(url)
+    _rows(found.rows)
+    for note in found.notes:
+        out.print(f"[yellow]note:[/yellow] {note}")
+    for problem in found.problems:
+        err.print(f"[red]{problem}[/red]")
+    if found.problems:
+        raise typer.Exit(1)
+    out.print("[green]The server answers.[/green]")
 
 
 def redacted(url: str) -> str:
@@ -150,3 +186,9 @@ def _warnings(settings: Settings) -> None:
         out.print(f"[yellow]warning:[/yellow] every request is recorded in {settings.record_dir}")
     if "*" in settings.cors_origins:
         out.print("note: any browser origin may call the endpoint (A2A_CORS_ORIGINS=*)")
+    if not (settings.dev_mode or settings.test_mode):
+        out.print(
+            "note: these are this environment's settings; 'make run' adds development mode "
+            "('make doctor' or 'doctor --dev' checks that), and "
+            "'magisterium-a2a doctor http://127.0.0.1:8000' asks a running server"
+        )

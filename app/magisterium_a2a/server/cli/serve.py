@@ -13,6 +13,7 @@ from rich.panel import Panel
 
 from magisterium_a2a.server import transport
 from magisterium_a2a.server.cli.common import err, load_settings
+from magisterium_a2a.server.config import Settings
 from magisterium_a2a.server.main import create_app
 from magisterium_a2a.server.observability import logging_config
 from magisterium_a2a.server.tokens import DEMO_TOKENS
@@ -28,7 +29,7 @@ def serve(
     if dev:
         # Worker processes read their settings from the environment.
         os.environ["A2A_DEV_MODE"] = "1"
-    settings = load_settings()
+    settings = _listening_at(load_settings(), host, port)
     if workers > 1 and settings.embedded:
         err.print(
             "[red]--workers > 1 needs a shared store:[/red] set A2A_REDIS_URL "
@@ -36,7 +37,7 @@ def serve(
         )
         raise typer.Exit(2)
     if settings.dev_mode:
-        _dev_banner(host, port)
+        _dev_banner(settings)
     options: dict[str, Any] = {
         "host": host,
         "port": port,
@@ -60,14 +61,33 @@ def serve(
         )
 
 
-def _dev_banner(host: str, port: int) -> None:
+def _listening_at(settings: Settings, host: str, port: int) -> Settings:
+    """Without ``A2A_PUBLIC_URL``, the public URL is where this server listens, so
+    ``serve --port 8100`` names port 8100 in its card and OAuth documents."""
+    if "public_url" in settings.model_fields_set:
+        return settings
+    shown = "127.0.0.1" if host in ("", "0.0.0.0", "::") else host
+    if ":" in shown:
+        shown = f"[{shown}]"
+    public_url = f"http://{shown}:{port}"
+    # Worker processes read their settings from the environment.
+    os.environ["A2A_PUBLIC_URL"] = public_url
+    return settings.model_copy(update={"public_url": public_url})
+
+
+def _dev_banner(settings: Settings) -> None:
+    base = settings.public_url.rstrip("/")
     lines = [
         "[bold]Development mode.[/bold] These well-known demo tokens are accepted:",
         "",
         *(f"  {plan:<13} [bold cyan]{token}[/bold cyan]" for token, plan in DEMO_TOKENS.items()),
         "",
-        f"Agent card: http://{host}:{port}/.well-known/agent.json",
-        f"Endpoint:   http://{host}:{port}/api/v1/a2a",
+        f"Playground: [bold]{base}/[/bold]" if settings.playground_enabled else "Playground: off",
+        f"Agent card: {base}/.well-known/agent.json",
+        f"Endpoint:   {base}/api/v1/a2a",
+        f"Limits:     {settings.limit_default_per_minute}/min, "
+        f"{settings.limit_expensive_per_minute}/min for catholic_qa (pro, organization; "
+        "A2A_LIMIT_DEFAULT_PER_MINUTE, A2A_LIMIT_EXPENSIVE_PER_MINUTE)",
         "",
         "[bold red]Never run development mode where others can reach it.[/bold red]",
     ]
