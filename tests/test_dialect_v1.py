@@ -556,6 +556,23 @@ async def test_one_card_two_forms(h: Harness) -> None:
     assert other.json() == card
 
 
+async def test_only_the_1_0_card_declares_the_extended_card(h: Harness) -> None:
+    """GetExtendedAgentCard is a 1.0 operation, and the 1.0 card declares it. The
+    hosted card keeps the contract's capabilities exactly (CONTRACT.md section 9),
+    and declares no v0.3 extended card either: the hosted dialect has no
+    ``agent/getAuthenticatedExtendedCard``, which a v0.3 client would then call."""
+    token = await h.token()
+    hosted = (await h.client.get("/.well-known/agent-card.json")).json()
+    assert "extendedAgentCard" not in hosted["capabilities"]
+    assert "supportsAuthenticatedExtendedCard" not in hosted
+    v03 = await call(h, "agent/getAuthenticatedExtendedCard", None, token, version=None)
+    assert error_of(v03)["code"] == -32601
+    v1 = (await h.client.get("/.well-known/agent-card.json", headers=V1)).json()
+    extended = (await call(h, "GetExtendedAgentCard", None, token)).json()["result"]
+    assert v1["capabilities"]["extendedAgentCard"] is extended["capabilities"]["extendedAgentCard"]
+    assert extended["capabilities"]["extendedAgentCard"] is True
+
+
 async def test_other_verbs_are_refused_in_the_clients_dialect(h: Harness) -> None:
     v1 = await h.client.get("/api/v1/a2a", headers=V1)
     hosted = await h.client.get("/api/v1/a2a")
