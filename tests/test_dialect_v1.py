@@ -13,6 +13,7 @@ import pytest
 
 from magisterium_a2a.server.clock import ManualClock, iso_timestamp
 from magisterium_a2a.server.config import Settings
+from magisterium_a2a.server.dialects import version_parameter
 from tests.support import Harness, harness, send_params, validate_definition
 
 V1 = {"A2A-Version": "1.0"}
@@ -119,6 +120,93 @@ async def test_an_unsupported_version_is_refused_as_1_0_says(h: Harness, version
     assert anonymous.status_code == 200 and error_of(anonymous)["code"] == -32009
     assert len(await h.runtime.redis.keys("*task*")) == 0
     assert 'outcome="-32009"' in h.runtime.metrics.render().decode()
+
+
+# A2A 1.0, section 3.6.1: the version as a request parameter instead of the header.
+
+
+@pytest.mark.parametrize(
+    ("query", "version"),
+    [
+        (b"", None),
+        (b"foo=bar", None),
+        (b"A2A-Version=1.0", "1.0"),
+        (b"a2a-version=1.0", "1.0"),
+        (b"x=1&A2A-VERSION=1.0.2&y", "1.0.2"),
+        (b"A2A%2DVersion=1%2E0", "1.0"),
+        (b"A2A-Version=1.0&A2A-Version=0.3", "1.0"),
+        (b"A2A-Version=", ""),
+        (b"A2A-Version", ""),
+        (b"A2A-Version=+1.0+", " 1.0 "),
+        (b"A2A-Version=%FF", "\ufffd"),
+        (b"A2A-Versions=1.0", None),
+    ],
+)
+def test_the_version_parameter_is_read_from_the_query(query: bytes, version: str | None) -> None:
+    assert version_parameter(query) == version
+
+
+async def post_with_query(
+    h: Harness, query: str, method: str, params: Any, token: str | None, headers: Any = None
+) -> httpx.Response:
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+    all_headers = {"Content-Type": "application/json", **(headers or {})}
+    if token is not None:
+        all_headers["Authorization"] = f"Bearer {token}"
+    return await h.client.post(f"/api/v1/a2a?{query}", json=body, headers=all_headers)
+
+
+async def test_the_version_parameter_chooses_the_dialect_without_the_header(h: Harness) -> None:
+    token = await h.token()
+    v1 = await post_with_query(h, "A2A-Version=1.0", "SendMessage", {"message": message()}, token)
+    assert v1.json()["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    task_id = v1.json()["result"]["task"]["id"]
+    got = await post_with_query(h, "a2a-version=1.0.3", "GetTask", {"id": task_id}, token)
+    assert got.json()["result"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    for query in ("A2A-Version=", "A2A-Version=0.3", "other=1.0"):
+        hosted = await post_with_query(h, query, "tasks/get", {"id": task_id}, token)
+        assert hosted.json()["result"]["status"]["state"] == "completed", query
+    refused = await post_with_query(h, "A2A-Version=%FF", "GetTask", {"id": task_id}, None)
+    assert refused.status_code == 200
+    assert info(error_of(refused))["reason"] == "VERSION_NOT_SUPPORTED"
+    unsupported = await post_with_query(h, "A2A-Version=2.0", "GetTask", {"id": task_id}, token)
+    assert error_of(unsupported)["code"] == -32009
+
+
+async def test_the_header_wins_over_the_version_parameter(h: Harness) -> None:
+    token = await h.token()
+    task_id = (await send(h, token))["id"]
+    # An empty header is 0.3 (section 3.6.2), given, and so it wins too.
+    for header in ("0.3", ""):
+        hosted = await post_with_query(
+            h, "A2A-Version=1.0", "tasks/get", {"id": task_id}, token, {"A2A-Version": header}
+        )
+        assert hosted.json()["result"]["status"]["state"] == "completed", header
+    v1 = await post_with_query(h, "A2A-Version=0.3", "GetTask", {"id": task_id}, token, V1)
+    assert v1.json()["result"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    refused = await post_with_query(
+        h, "A2A-Version=1.0", "GetTask", {"id": task_id}, token, {"A2A-Version": "9.9"}
+    )
+    assert error_of(refused)["code"] == -32009
+
+
+async def test_the_card_and_the_other_verbs_read_the_version_parameter(h: Harness) -> None:
+    hosted = (await h.client.get("/.well-known/agent-card.json")).json()
+    v1 = (await h.client.get("/.well-known/agent-card.json", headers=V1)).json()
+    assert hosted != v1
+    by_query = await h.client.get("/.well-known/agent-card.json?A2A-Version=1.0")
+    assert by_query.json() == v1
+    legacy_path = await h.client.get("/.well-known/agent.json?a2a-version=1.0")
+    assert legacy_path.json() == v1
+    header_wins = await h.client.get(
+        "/.well-known/agent-card.json?A2A-Version=1.0", headers={"A2A-Version": "0.3"}
+    )
+    assert header_wins.json() == hosted
+    get = await h.client.get("/api/v1/a2a?A2A-Version=1.0")
+    assert get.status_code == 405
+    assert info(error_of(get))["reason"] == "INVALID_REQUEST"
+    hosted_get = await h.client.get("/api/v1/a2a?A2A-Version=1.0", headers={"A2A-Version": ""})
+    assert error_of(hosted_get) == {"code": -32600, "message": "Invalid request: use POST"}
 
 
 # --- the operations ----------------------------------------------------------------
