@@ -274,10 +274,19 @@ async def test_history_length(h: Harness) -> None:
 
 
 async def test_return_immediately_gets_the_finished_task(h: Harness) -> None:
+    """A deviation from A2A 1.0, section 3.2.2 (non-blocking mode returns at once,
+    the task in progress): the flag is read and ignored, the task is finished."""
     token = await h.token()
     params = {"message": message(), "configuration": {"returnImmediately": True}}
     task = (await call(h, "SendMessage", params, token)).json()["result"]["task"]
     assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert task["artifacts"][0]["parts"] == [{"text": "hello"}]
+    polled = (await call(h, "GetTask", {"id": task["id"]}, token)).json()["result"]
+    assert polled["status"] == task["status"]
+    params["configuration"] = {"returnImmediately": "yes"}
+    refused = error_of(await call(h, "SendMessage", params, token))
+    assert refused["code"] == -32602
+    assert refused["data"][1]["fieldViolations"][0]["field"] == "configuration.returnImmediately"
 
 
 async def test_a_failed_skill_is_a_failed_task(h: Harness) -> None:
