@@ -13,6 +13,7 @@ import pytest
 
 from magisterium_a2a.server.clock import ManualClock, iso_timestamp
 from magisterium_a2a.server.config import Settings
+from magisterium_a2a.server.dialects import version_parameter
 from tests.support import Harness, harness, send_params, validate_definition
 
 V1 = {"A2A-Version": "1.0"}
@@ -121,6 +122,93 @@ async def test_an_unsupported_version_is_refused_as_1_0_says(h: Harness, version
     assert 'outcome="-32009"' in h.runtime.metrics.render().decode()
 
 
+# A2A 1.0, section 3.6.1: the version as a request parameter instead of the header.
+
+
+@pytest.mark.parametrize(
+    ("query", "version"),
+    [
+        (b"", None),
+        (b"foo=bar", None),
+        (b"A2A-Version=1.0", "1.0"),
+        (b"a2a-version=1.0", "1.0"),
+        (b"x=1&A2A-VERSION=1.0.2&y", "1.0.2"),
+        (b"A2A%2DVersion=1%2E0", "1.0"),
+        (b"A2A-Version=1.0&A2A-Version=0.3", "1.0"),
+        (b"A2A-Version=", ""),
+        (b"A2A-Version", ""),
+        (b"A2A-Version=+1.0+", " 1.0 "),
+        (b"A2A-Version=%FF", "\ufffd"),
+        (b"A2A-Versions=1.0", None),
+    ],
+)
+def test_the_version_parameter_is_read_from_the_query(query: bytes, version: str | None) -> None:
+    assert version_parameter(query) == version
+
+
+async def post_with_query(
+    h: Harness, query: str, method: str, params: Any, token: str | None, headers: Any = None
+) -> httpx.Response:
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+    all_headers = {"Content-Type": "application/json", **(headers or {})}
+    if token is not None:
+        all_headers["Authorization"] = f"Bearer {token}"
+    return await h.client.post(f"/api/v1/a2a?{query}", json=body, headers=all_headers)
+
+
+async def test_the_version_parameter_chooses_the_dialect_without_the_header(h: Harness) -> None:
+    token = await h.token()
+    v1 = await post_with_query(h, "A2A-Version=1.0", "SendMessage", {"message": message()}, token)
+    assert v1.json()["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    task_id = v1.json()["result"]["task"]["id"]
+    got = await post_with_query(h, "a2a-version=1.0.3", "GetTask", {"id": task_id}, token)
+    assert got.json()["result"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    for query in ("A2A-Version=", "A2A-Version=0.3", "other=1.0"):
+        hosted = await post_with_query(h, query, "tasks/get", {"id": task_id}, token)
+        assert hosted.json()["result"]["status"]["state"] == "completed", query
+    refused = await post_with_query(h, "A2A-Version=%FF", "GetTask", {"id": task_id}, None)
+    assert refused.status_code == 200
+    assert info(error_of(refused))["reason"] == "VERSION_NOT_SUPPORTED"
+    unsupported = await post_with_query(h, "A2A-Version=2.0", "GetTask", {"id": task_id}, token)
+    assert error_of(unsupported)["code"] == -32009
+
+
+async def test_the_header_wins_over_the_version_parameter(h: Harness) -> None:
+    token = await h.token()
+    task_id = (await send(h, token))["id"]
+    # An empty header is 0.3 (section 3.6.2), given, and so it wins too.
+    for header in ("0.3", ""):
+        hosted = await post_with_query(
+            h, "A2A-Version=1.0", "tasks/get", {"id": task_id}, token, {"A2A-Version": header}
+        )
+        assert hosted.json()["result"]["status"]["state"] == "completed", header
+    v1 = await post_with_query(h, "A2A-Version=0.3", "GetTask", {"id": task_id}, token, V1)
+    assert v1.json()["result"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    refused = await post_with_query(
+        h, "A2A-Version=1.0", "GetTask", {"id": task_id}, token, {"A2A-Version": "9.9"}
+    )
+    assert error_of(refused)["code"] == -32009
+
+
+async def test_the_card_and_the_other_verbs_read_the_version_parameter(h: Harness) -> None:
+    hosted = (await h.client.get("/.well-known/agent-card.json")).json()
+    v1 = (await h.client.get("/.well-known/agent-card.json", headers=V1)).json()
+    assert hosted != v1
+    by_query = await h.client.get("/.well-known/agent-card.json?A2A-Version=1.0")
+    assert by_query.json() == v1
+    legacy_path = await h.client.get("/.well-known/agent.json?a2a-version=1.0")
+    assert legacy_path.json() == v1
+    header_wins = await h.client.get(
+        "/.well-known/agent-card.json?A2A-Version=1.0", headers={"A2A-Version": "0.3"}
+    )
+    assert header_wins.json() == hosted
+    get = await h.client.get("/api/v1/a2a?A2A-Version=1.0")
+    assert get.status_code == 405
+    assert info(error_of(get))["reason"] == "INVALID_REQUEST"
+    hosted_get = await h.client.get("/api/v1/a2a?A2A-Version=1.0", headers={"A2A-Version": ""})
+    assert error_of(hosted_get) == {"code": -32600, "message": "Invalid request: use POST"}
+
+
 # --- the operations ----------------------------------------------------------------
 
 
@@ -186,10 +274,19 @@ async def test_history_length(h: Harness) -> None:
 
 
 async def test_return_immediately_gets_the_finished_task(h: Harness) -> None:
+    """A deviation from A2A 1.0, section 3.2.2 (non-blocking mode returns at once,
+    the task in progress): the flag is read and ignored, the task is finished."""
     token = await h.token()
     params = {"message": message(), "configuration": {"returnImmediately": True}}
     task = (await call(h, "SendMessage", params, token)).json()["result"]["task"]
     assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert task["artifacts"][0]["parts"] == [{"text": "hello"}]
+    polled = (await call(h, "GetTask", {"id": task["id"]}, token)).json()["result"]
+    assert polled["status"] == task["status"]
+    params["configuration"] = {"returnImmediately": "yes"}
+    refused = error_of(await call(h, "SendMessage", params, token))
+    assert refused["code"] == -32602
+    assert refused["data"][1]["fieldViolations"][0]["field"] == "configuration.returnImmediately"
 
 
 async def test_a_failed_skill_is_a_failed_task(h: Harness) -> None:
@@ -554,6 +651,23 @@ async def test_one_card_two_forms(h: Harness) -> None:
     assert card_v1["skills"] == card["skills"]
     other = await h.client.get("/.well-known/agent-card.json", headers={"A2A-Version": "7.1"})
     assert other.json() == card
+
+
+async def test_only_the_1_0_card_declares_the_extended_card(h: Harness) -> None:
+    """GetExtendedAgentCard is a 1.0 operation, and the 1.0 card declares it. The
+    hosted card keeps the contract's capabilities exactly (CONTRACT.md section 9),
+    and declares no v0.3 extended card either: the hosted dialect has no
+    ``agent/getAuthenticatedExtendedCard``, which a v0.3 client would then call."""
+    token = await h.token()
+    hosted = (await h.client.get("/.well-known/agent-card.json")).json()
+    assert "extendedAgentCard" not in hosted["capabilities"]
+    assert "supportsAuthenticatedExtendedCard" not in hosted
+    v03 = await call(h, "agent/getAuthenticatedExtendedCard", None, token, version=None)
+    assert error_of(v03)["code"] == -32601
+    v1 = (await h.client.get("/.well-known/agent-card.json", headers=V1)).json()
+    extended = (await call(h, "GetExtendedAgentCard", None, token)).json()["result"]
+    assert v1["capabilities"]["extendedAgentCard"] is extended["capabilities"]["extendedAgentCard"]
+    assert extended["capabilities"]["extendedAgentCard"] is True
 
 
 async def test_other_verbs_are_refused_in_the_clients_dialect(h: Harness) -> None:

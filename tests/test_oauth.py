@@ -325,6 +325,63 @@ async def test_login_hint_flow_send_refresh_revoke(h: Harness) -> None:
     assert (await h.send(again["access_token"])).status_code == 401
 
 
+async def v1_call(h: Harness, method: str, params: Any, token: str) -> httpx.Response:
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+    return await h.post(body, token, {"A2A-Version": "1.0"})
+
+
+async def test_an_oauth_access_token_on_the_1_0_dialect(h: Harness, clock: ManualClock) -> None:
+    api_token = await h.token("enterprise", "dora", per_minute=9)
+    flow = await new_flow(h)
+    access = (await flow.login(api_token))["access_token"]
+    assert access.startswith("mat_")
+    message = {
+        "messageId": "m-oauth-1",
+        "role": "ROLE_USER",
+        "parts": [{"text": "through oauth, in 1.0"}],
+        "metadata": {"skillId": "echo"},
+    }
+    sent = await v1_call(h, "SendMessage", {"message": message}, access)
+    assert sent.status_code == 200, sent.text
+    assert sent.headers["x-ratelimit-limit"] == "9"  # dora's own limits
+    task = sent.json()["result"]["task"]
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert task["artifacts"][0]["parts"] == [{"text": "through oauth, in 1.0"}]
+    got = await v1_call(h, "GetTask", {"id": task["id"], "historyLength": 1}, access)
+    assert got.json()["result"]["id"] == task["id"]
+    assert [m["role"] for m in got.json()["result"]["history"]] == ["ROLE_AGENT"]
+    # Dora's tasks, whichever credential and dialect: her API token lists the same one.
+    for token in (access, api_token):
+        listed = (await v1_call(h, "ListTasks", {}, token)).json()["result"]
+        assert [t["id"] for t in listed["tasks"]] == [task["id"]], token[:4]
+        assert listed["totalSize"] == 1
+    hosted = await h.call("tasks/get", {"id": task["id"]}, access)
+    assert hosted.json()["result"]["status"]["state"] == "completed"
+    # Another user's OAuth token sees none of it.
+    stranger = (await flow.login(await h.token("pro", "eve")))["access_token"]
+    assert (await v1_call(h, "ListTasks", {}, stranger)).json()["result"]["tasks"] == []
+    unknown = await v1_call(h, "GetTask", {"id": task["id"]}, stranger)
+    assert unknown.json()["error"]["code"] == -32001
+
+    # Expired: refused as 1.0 names it, with the challenge that leads to a new token.
+    clock.advance(901)
+    expired = await v1_call(h, "GetTask", {"id": task["id"]}, access)
+    assert expired.status_code == 401
+    assert expired.json()["error"]["code"] == -31401
+    assert expired.json()["error"]["data"][0]["reason"] == "UNAUTHENTICATED"
+    assert "resource_metadata=" in expired.headers["www-authenticate"]
+
+
+async def test_a_free_plan_oauth_token_on_the_1_0_dialect(h: Harness) -> None:
+    flow = await new_flow(h)
+    access = (await flow.login(await h.token("free")))["access_token"]
+    message = {"messageId": "m-free", "role": "ROLE_USER", "parts": [{"text": "hi"}]}
+    refused = await v1_call(h, "SendMessage", {"message": message}, access)
+    assert refused.status_code == 403
+    assert refused.json()["error"]["code"] == -31403
+    assert refused.json()["error"]["data"][0]["reason"] == "PLAN_REQUIRED"
+
+
 async def test_confidential_client_with_secret(h: Harness) -> None:
     flow = await new_flow(h, token_endpoint_auth_method="client_secret_basic")
     assert flow.session.client_secret

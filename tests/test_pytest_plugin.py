@@ -71,3 +71,34 @@ def test_only_known_versions(magisterium: MagisteriumServer) -> None:
     assert magisterium.speaking("1.0").headers()["A2A-Version"] == "1.0"
     with pytest.raises(ValueError, match=r"0\.3"):
         magisterium.speaking("2.0")
+
+
+@pytest.mark.parametrize("magisterium_version", ["1.0"])
+def test_an_oauth_signed_in_client_of_1_0(magisterium: MagisteriumServer) -> None:
+    """``oauth_login`` gives a ``mat_`` access token; a 1.0 client sends, reads
+    and lists with it, as the user whose API token signed in."""
+    login = magisterium.oauth_login("pro")
+    assert login.access_token.startswith("mat_")
+    headers = magisterium.headers(token=login.access_token)
+    assert headers == {"Authorization": login.authorization, "A2A-Version": "1.0"}
+
+    def call(method: str, params: object, sent: dict[str, str] = headers) -> httpx.Response:
+        body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+        return httpx.post(magisterium.endpoint_url, json=body, headers=sent, timeout=60)
+
+    sent = call(*SEND["1.0"])
+    assert sent.status_code == 200, sent.text
+    task = sent.json()["result"]["task"]
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+    got = call("GetTask", {"id": task["id"], "historyLength": 0})
+    assert got.json()["result"]["id"] == task["id"]
+    assert "history" not in got.json()["result"]
+    for credentials in (headers, magisterium.headers("pro")):
+        listed = call("ListTasks", {"pageSize": 5}, credentials).json()["result"]
+        assert task["id"] in [t["id"] for t in listed["tasks"]]
+    other = magisterium.headers("enterprise")
+    listed = call("ListTasks", {}, other).json()["result"]
+    assert task["id"] not in [t["id"] for t in listed["tasks"]]
+    bogus = magisterium.headers(token="mat_" + "x" * 43)
+    refused = call("GetTask", {"id": task["id"]}, bogus)
+    assert (refused.status_code, refused.json()["error"]["code"]) == (401, -31401)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -120,3 +122,84 @@ def test_errors_are_clear(server: ServerProcess, tmp_path: Path) -> None:
     )
     assert down.exit_code == 1
     assert "Cannot reach the server" in down.output
+
+
+def command(server: ServerProcess, *args: str) -> subprocess.CompletedProcess[str]:
+    """The installed ``magisterium-a2a`` command, as a user types it."""
+    executable = Path(sys.executable).with_name("magisterium-a2a")
+    return subprocess.run(
+        [str(executable), "test", *args, "--url", server.base_url, "--admin-token", ADMIN],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def rpc_v1(server: ServerProcess, token: str, method: str, params: object) -> httpx.Response:
+    return httpx.post(
+        f"{server.base_url}/api/v1/a2a",
+        json={"jsonrpc": "2.0", "id": 1, "method": method, "params": params},
+        headers={"Authorization": f"Bearer {token}", "A2A-Version": "1.0"},
+    )
+
+
+def scenario_v1(server: ServerProcess, token: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """``test scenario --kind error --a2a-version 1.0`` with more options."""
+    base = ("scenario", "--token", token, "--kind", "error", "--a2a-version", "1.0")
+    return command(server, *base, *args)
+
+
+def test_a_scenario_in_1_0_codes_from_the_command_line(server: ServerProcess) -> None:
+    issued = command(server, "token", "--plan", "pro")
+    assert issued.returncode == 0, issued.stderr
+    token = issued.stdout.strip().splitlines()[-1]
+    task = send(server, token).json()["result"]
+
+    # -31429, 1.0's rate limit, for the next two GetTask calls: tasks/get is the same operation.
+    added = scenario_v1(
+        server, token, "--code", "-31429", "--retry-after", "7", "--method", "GetTask"
+    )
+    assert added.returncode == 0, added.stderr
+    assert scenario_v1(server, token, "--code", "-31429", "--method", "GetTask").returncode == 0
+    listed = command(server, "scenarios", "--token", token)
+    pending = json.loads(listed.stdout)
+    assert [(s["code"], s["version"], s["count"]) for s in pending] == [
+        (-31429, "1.0", 1),
+        (-31429, "1.0", 1),
+    ]
+    limited = rpc_v1(server, token, "GetTask", {"id": task["id"]})
+    assert (limited.status_code, limited.headers["retry-after"]) == (429, "7")
+    error = limited.json()["error"]
+    assert error["code"] == -31429
+    assert error["data"][1] == {
+        "@type": "type.googleapis.com/google.rpc.RetryInfo",
+        "retryDelay": "7s",
+    }
+    # The same forced error, to a client of the hosted dialect, in its own code.
+    hosted = httpx.post(
+        f"{server.base_url}/api/v1/a2a",
+        json=rpc_body("tasks/get", {"id": task["id"]}),
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert (hosted.status_code, hosted.json()["error"]["code"]) == (429, -32003)
+    # Spent: the next GetTask is answered.
+    got = rpc_v1(server, token, "GetTask", {"id": task["id"]})
+    assert got.json()["result"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+    # -32002 is TaskNotCancelableError in 1.0 (a hosted client's -32002 is "Skill not found").
+    assert scenario_v1(server, token, "--code", "-32002").returncode == 0
+    refused = rpc_v1(server, token, "CancelTask", {"id": "whatever"})
+    assert refused.json()["error"]["data"][0]["reason"] == "TASK_NOT_CANCELABLE"
+
+    # A code of the other version is refused, naming the version's codes.
+    plan_code = scenario_v1(server, token, "--code", "-32005")
+    assert plan_code.returncode == 1
+    said = " ".join(plan_code.stderr.split())
+    assert "HTTP 422" in said and "-31403" in said and "(A2A 1.0)" in said
+    unknown = command(
+        server, "scenario", "--token", token, "--kind", "error", "--code", "-32001",
+        "--a2a-version", "2.0",
+    )  # fmt: skip
+    assert unknown.returncode == 1
+    assert "HTTP 422" in unknown.stderr

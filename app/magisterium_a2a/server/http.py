@@ -11,7 +11,7 @@ from starlette.requests import ClientDisconnect
 from starlette.types import Receive, Scope, Send
 
 from magisterium_a2a.server.cors import card_preflight
-from magisterium_a2a.server.dialects import A2A_1_0, version_of
+from magisterium_a2a.server.dialects import A2A_1_0, version_of, version_parameter
 from magisterium_a2a.server.errors import BodyTimeout, HTTPMethodNotAllowed, PayloadTooLarge
 from magisterium_a2a.server.observability import METRICS_CONTENT_TYPE, request_id
 from magisterium_a2a.server.rpc import RPCResponse
@@ -81,8 +81,9 @@ class Endpoint:
     It reads the raw body and writes raw bytes, so it needs none of the
     framework's request or response objects, which on the hot path cost a
     good part of a cheap request (see bench/RESULTS.md). The ``A2A-Version``
-    header chooses the dialect (``server.dialects``); without it, the hosted
-    one, on the path it always took.
+    header chooses the dialect (``server.dialects``), or without it an
+    ``A2A-Version`` query parameter; with neither, the hosted one, on the path
+    it always took.
     """
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -90,6 +91,8 @@ class Endpoint:
         head = _Head(scope["headers"])
         rid = request_id(head.request_id)
         version = head.version
+        if version is None and scope.get("query_string"):
+            version = version_parameter(scope["query_string"])
         dispatcher = runtime.dispatcher if version is None else runtime.dispatchers.of(version)
         body = b""
         try:
@@ -141,6 +144,15 @@ def _reply(runtime: Runtime, request: Request, answer: RPCResponse) -> Response:
     return Response(answer.body, status_code=answer.status, media_type=JSON, headers=headers)
 
 
+def asked_version(request: Request) -> str | None:
+    """The version a client asked for: its ``A2A-Version`` header, or without
+    one its ``A2A-Version`` query parameter (A2A 1.0, section 3.6.1)."""
+    header = request.headers.get("a2a-version")
+    if header is not None:
+        return header
+    return version_parameter(request.scope.get("query_string", b""))
+
+
 @router.options(ENDPOINT)
 async def preflight(request: Request) -> Response:
     runtime = runtime_of(request)
@@ -153,7 +165,7 @@ async def preflight(request: Request) -> Response:
 @router.api_route(ENDPOINT, methods=["GET", "HEAD", "PUT", "PATCH", "DELETE"])
 async def not_allowed(request: Request) -> Response:
     runtime = runtime_of(request)
-    version = request.headers.get("a2a-version")
+    version = asked_version(request)
     dispatcher = runtime.dispatcher if version is None else runtime.dispatchers.of(version)
     return _reply(runtime, request, dispatcher.error_response(HTTPMethodNotAllowed()))
 
@@ -161,7 +173,7 @@ async def not_allowed(request: Request) -> Response:
 async def agent_card(request: Request) -> Response:
     """The card, in 1.0's own form for a client that asks for 1.0 (see agent_card)."""
     runtime = runtime_of(request)
-    asked = request.headers.get("a2a-version")
+    asked = asked_version(request)
     v10 = asked is not None and version_of(asked) == A2A_1_0
     return Response(
         runtime.card.v10 if v10 else runtime.card.hosted,

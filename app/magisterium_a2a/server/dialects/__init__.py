@@ -3,9 +3,12 @@
 A dialect is how one protocol version names the methods, reads their params and
 writes results and errors; the methods themselves (``server.methods``), the
 task store and the skills are the same for every dialect. The endpoint chooses
-one per request, once, from the ``A2A-Version`` header (A2A 1.0, section 3.6):
-none, or an empty one, is the hosted v0.3 dialect, unchanged; ``1.0`` is A2A
-1.0; any other version is refused with 1.0's ``VersionNotSupportedError``.
+one per request, once, from the ``A2A-Version`` header (A2A 1.0, section 3.6),
+or, without the header, from an ``A2A-Version`` request parameter in the query
+string (section 3.6.1 lets a client give it either way; the header wins when
+both are given): none, or an empty one, is the hosted v0.3 dialect, unchanged;
+``1.0`` is A2A 1.0; any other version is refused with 1.0's
+``VersionNotSupportedError``.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote_plus
 
 from magisterium_a2a.server.errors import RPCError
 from magisterium_a2a.server.methods import Method
@@ -39,6 +43,28 @@ class Dialect:
     """The code an error has in this dialect (for the request log and metrics)."""
     skill_of: Callable[[JSONRPCRequest], str | None]
     """The skill a raw send request names, before its params are checked."""
+
+
+VERSION_PARAMETER = "a2a-version"
+"""The request parameter's name, compared without regard to case (service
+parameter names are case-insensitive, A2A 1.0, section 3.2.6)."""
+
+
+def version_parameter(query: bytes) -> str | None:
+    """The value of the query string's ``A2A-Version`` parameter (its first, if
+    repeated, as with a repeated header), or None if it has none.
+
+    ``A2A-Version=1.0`` -> ``"1.0"``; ``a2a-version=`` -> ``""`` (0.3, as an empty
+    header is). Percent-escapes and ``+`` are decoded; bytes that are not UTF-8
+    become U+FFFD, which ``version_of`` then refuses, as it would in a header.
+    """
+    if not query:
+        return None
+    for pair in query.decode("latin-1").split("&"):
+        name, _, value = pair.partition("=")
+        if unquote_plus(name).lower() == VERSION_PARAMETER:
+            return unquote_plus(value, errors="replace")
+    return None
 
 
 def version_of(header: str) -> str | None:

@@ -10,9 +10,13 @@ both off), a message to a finished task with ``UnsupportedOperationError``,
 and cancelling a finished task (every task here) with ``TaskNotCancelableError``.
 
 ``SendMessage`` answers as the hosted service does: the skill runs within the
-request and the task comes back finished. ``returnImmediately`` is accepted and
-changes nothing (the task is already terminal when it returns); ``historyLength``
-keeps the newest messages of the returned task, as in ``GetTask``.
+request and the task comes back finished, which is 1.0's blocking mode, its
+default (section 3.2.2). ``returnImmediately`` is accepted and changes nothing:
+a deviation from section 3.2.2, whose non-blocking mode must return at once with
+the task still in progress (and from 3.3.3, processing in the background). No
+task here is ever in progress, so a client that polls with ``GetTask`` finds it
+finished on its first read. ``historyLength`` keeps the newest messages of the
+returned task, as in ``GetTask``.
 """
 
 from __future__ import annotations
@@ -93,6 +97,9 @@ class V1Methods:
             raise PushNotificationNotSupported(
                 PUSH, data={"field": "configuration.taskPushNotificationConfig"}
             )
+        # config.return_immediately is ignored (A2A 1.0, section 3.2.2, non-blocking
+        # mode: "MUST return immediately after creating the task"): the skill runs
+        # within this call and the task is terminal when it returns, in either mode.
         message = render.incoming(params.message)
         if message.task_id is not None:
             # A2A 1.0, sections 3.1.1 and 3.4.2: a message names an existing task,

@@ -148,6 +148,8 @@ class SendMessageConfiguration(Wire):
     task_push_notification_config: dict[str, Any] | None = None
     history_length: HistoryLength | None = None
     return_immediately: StrictBool = False
+    """Read and ignored: every task finishes within its call (a deviation from
+    A2A 1.0, section 3.2.2; see ``v1``)."""
 
 
 class Tenanted(Wire):
