@@ -13,9 +13,13 @@ from fnmatch import fnmatch
 
 import fakeredis
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from redis.asyncio import Redis
+from redis.asyncio.connection import Connection
 from redis.crc import key_slot
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import DataError
 
 from magisterium_a2a.server.config import Settings
 from magisterium_a2a.server.storage import (
@@ -31,6 +35,7 @@ from magisterium_a2a.server.storage import (
     connect,
 )
 from magisterium_a2a.server.storage.batching import MAX_BATCH
+from magisterium_a2a.server.storage.connection import HiredisPacking
 from magisterium_a2a.server.storage.scripts import LUA, source
 from tests.support import ROOT
 
@@ -354,3 +359,35 @@ async def test_a_cancelled_caller_leaves_the_others_their_replies() -> None:
     results = await asyncio.gather(*calls, return_exceptions=True)
     assert isinstance(results[0], asyncio.CancelledError)
     assert [v.status for v in results[1:]] == [Status.ADMITTED] * 3  # type: ignore[union-attr]
+
+
+_ARG = st.one_of(
+    st.text(max_size=40),
+    st.binary(max_size=40),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.booleans(),
+)
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    name=st.sampled_from(["EVALSHA", "SET", "ZADD", "CONFIG GET", "é"]),
+    args=st.lists(_ARG, max_size=20),
+)
+def test_hiredis_packing_writes_what_redis_py_writes(name: str, args: list[object]) -> None:
+    """The connection every plain redis:// client uses packs commands in C; the
+    bytes (or the refusal) are exactly redis-py's own."""
+    ours, theirs = HiredisPacking(), Connection()
+    try:
+        expected = b"".join(theirs.pack_command(name, *args))  # type: ignore[arg-type]
+    except DataError:
+        with pytest.raises(DataError):
+            ours.pack_command(name, *args)  # type: ignore[arg-type]
+        return
+    assert b"".join(ours.pack_command(name, *args)) == expected  # type: ignore[arg-type]
+
+
+def test_plain_redis_urls_get_the_hiredis_connection(redis_settings: Settings) -> None:
+    client = connect(redis_settings)
+    assert client.connection_pool.connection_class is HiredisPacking
