@@ -15,6 +15,10 @@ Each script still runs on its own and atomically in Redis, in the order the call
 joined: a rate limit admits exactly as many requests as before, and a refused
 request still writes nothing. A pipeline is not a transaction (``MULTI``), so one
 request's failure (a ``NOSCRIPT`` after a restart, say) is that request's alone.
+
+On a Redis Cluster every call goes alone: redis-py's cluster pipelines refuse
+scripts (their keys would have to be routed by slot), and one user's keys are
+in one slot anyway.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import asyncio
 from typing import Any
 
 from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import NoScriptError
 
 MAX_BATCH = 64
@@ -46,13 +51,15 @@ class ScriptBatcher:
 
     def __init__(self, redis: Redis, max_batch: int = MAX_BATCH) -> None:
         self._redis = redis
-        self._max = max_batch
+        self._max = 1 if isinstance(redis, RedisCluster) else max_batch
         self._open: list[_Call] | None = None
         self._flights: set[asyncio.Task[None]] = set()
 
     async def evalsha(self, sha: str, text: str, *args: Any) -> Any:
         """``EVALSHA sha *args``, loading ``text`` first when the server lacks it."""
         call = _Call(sha, text, args)
+        if self._max == 1:
+            return await self._one(call)
         batch = self._open
         if batch is not None and len(batch) < self._max:
             batch.append(call)
