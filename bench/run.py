@@ -3,12 +3,14 @@ official A2A SDK server, in one sitting, interleaved.
 
     .venv/bin/python -m bench.run [--rounds 3] [--duration 10] [--out bench/RESULTS.md]
 
-Each server runs as one uvicorn worker (uvloop + httptools) pinned to CPU 0;
-wrk (1 thread) runs on CPU 1 beside Redis. For every round, every
-configuration is measured at every concurrency (warm-up first); the table
-reports medians over rounds, the server's CPU time per request, and the
-ratios the production issue sets as goals. A second part compares
-``--workers 2`` with one worker, unpinned.
+Each server runs as one uvicorn worker (uvloop + httptools) pinned to CPU 0,
+all of them started first and kept up; wrk (1 thread) runs on CPU 1 beside
+Redis. For every round and concurrency, every configuration is measured in
+turn (warm-up first, the order rotating by round), so the configurations a
+ratio compares are measured seconds apart, not minutes: this VM's speed drifts
+by half over minutes. The table reports medians over rounds, the server's CPU
+time per request, and the ratios the hot-path issue sets as goals. A second
+part compares ``--workers 2`` with one worker, unpinned.
 """
 
 from __future__ import annotations
@@ -150,6 +152,52 @@ def parse_wrk(output: str) -> tuple[float, float, float, int, int]:
     return rps, percentile("50"), percentile("99"), total, int(non2xx.group(1)) if non2xx else 0
 
 
+@dataclass
+class Running:
+    """A target's server, up for the whole run, and the wrk script it is sent."""
+
+    target: Target
+    process: subprocess.Popen[bytes]
+    url: str
+    script: Path
+
+
+def start(
+    target: Target,
+    token: str | None,
+    directory: Path,
+    cpus: str | None,
+    stack: contextlib.ExitStack,
+) -> Running:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/api/v1/a2a"
+    process = stack.enter_context(serving(target, port, cpus))
+    body = target.body
+    if "{task_id}" in body:
+        created = httpx.post(
+            url,
+            content=SEND_BODY,
+            headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+        ).json()
+        body = body.replace("{task_id}", created["result"]["id"])
+    script = wrk_script(body, token if target.needs_token else None, directory)
+    return Running(target, process, url, script)
+
+
+def point(
+    running: Running, connections: int, warmup: float, duration: float, client_cpus: str | None
+) -> Sample:
+    """One measurement of one running server at one concurrency, after a warm-up."""
+    run_wrk(running.url, running.script, connections, warmup, client_cpus)
+    before = cpu_seconds(running.process.pid)
+    output = run_wrk(running.url, running.script, connections, duration, client_cpus)
+    used = cpu_seconds(running.process.pid) - before
+    rps, p50, p99, total, non2xx = parse_wrk(output)
+    if non2xx:
+        raise RuntimeError(f"{running.target.name} c={connections}: {non2xx} non-2xx answers")
+    return Sample(rps, p50, p99, used / max(total, 1) * 1e6)
+
+
 def measure(
     target: Target,
     token: str | None,
@@ -160,29 +208,10 @@ def measure(
     server_cpus: str | None,
     client_cpus: str | None,
 ) -> dict[int, Sample]:
-    port = free_port()
-    url = f"http://127.0.0.1:{port}/api/v1/a2a"
-    results: dict[int, Sample] = {}
-    with serving(target, port, server_cpus) as process:
-        body = target.body
-        if "{task_id}" in body:
-            created = httpx.post(
-                url,
-                content=SEND_BODY,
-                headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
-            ).json()
-            body = body.replace("{task_id}", created["result"]["id"])
-        script = wrk_script(body, token if target.needs_token else None, directory)
-        for connections in concurrencies:
-            run_wrk(url, script, connections, warmup, client_cpus)
-            before = cpu_seconds(process.pid)
-            output = run_wrk(url, script, connections, duration, client_cpus)
-            used = cpu_seconds(process.pid) - before
-            rps, p50, p99, total, non2xx = parse_wrk(output)
-            if non2xx:
-                raise RuntimeError(f"{target.name} c={connections}: {non2xx} non-2xx answers")
-            results[connections] = Sample(rps, p50, p99, used / max(total, 1) * 1e6)
-    return results
+    """One target on its own: started, measured at each concurrency, stopped."""
+    with contextlib.ExitStack() as stack:
+        running = start(target, token, directory, server_cpus, stack)
+        return {c: point(running, c, warmup, duration, client_cpus) for c in concurrencies}
 
 
 SEND_BODY = ""
@@ -308,27 +337,25 @@ def main() -> None:
     collected: dict[str, dict[int, list[Sample]]] = {
         t.name: {c: [] for c in concurrencies} for t in chosen
     }
-    with tempfile.TemporaryDirectory() as scratch:
+    with tempfile.TemporaryDirectory() as scratch, contextlib.ExitStack() as stack:
+        # Every server is up for the whole run, idle but for its turn, and the
+        # configurations are compared point by point: at each concurrency every
+        # target in turn (the order rotating each round), a few seconds apart, so
+        # that what this shared VM is doing at the time touches them alike.
+        running = [start(t, token, Path(scratch), "0", stack) for t in chosen]
         for round_no in range(1, args.rounds + 1):
-            for target in chosen:
-                results = measure(
-                    target,
-                    token,
-                    concurrencies,
-                    args.warmup,
-                    args.duration,
-                    Path(scratch),
-                    "0",
-                    "1",
-                )
-                for c, sample in results.items():
-                    collected[target.name][c].append(sample)
+            for c in concurrencies:
+                shift = (round_no - 1) % len(running)
+                for server in running[shift:] + running[:shift]:
+                    sample = point(server, c, args.warmup, args.duration, "1")
+                    collected[server.target.name][c].append(sample)
                     print(
-                        f"round {round_no} {target.name:12} c={c:<3} {sample.rps:8.0f} req/s "
-                        f"p50 {sample.p50_ms:6.2f} ms p99 {sample.p99_ms:7.2f} ms "
+                        f"round {round_no} {server.target.name:12} c={c:<3} {sample.rps:8.0f} "
+                        f"req/s p50 {sample.p50_ms:6.2f} ms p99 {sample.p99_ms:7.2f} ms "
                         f"cpu {sample.cpu_us:6.0f} us/req",
                         flush=True,
                     )
+        stack.close()
         workers: dict[int, list[float]] = {1: [], 2: []}
         if not args.skip_workers:
             for round_no in range(1, args.rounds + 1):
@@ -361,8 +388,9 @@ def write_report(
         *([args.note, ""] if args.note else []),
         f"`python -m bench.run --rounds {args.rounds} --duration {args.duration:g}` "
         f"on {os.cpu_count()} CPUs: "
-        "each server one uvicorn worker (uvloop, httptools) pinned to CPU 0, wrk 4.1 "
-        "(1 thread) and Redis on CPU 1; "
+        "each server one uvicorn worker (uvloop, httptools) pinned to CPU 0 and up for "
+        "the whole run, wrk 4.1 (1 thread) and Redis on CPU 1; at each concurrency "
+        "every server in turn (the order rotating each round), "
         f"{args.warmup:g} s warm-up and {args.duration:g} s measured per point; "
         f"medians of {args.rounds} interleaved rounds. `message/send` goes to "
         f"`{args.skill}` with auth, rate limiting (limits raised) and Redis on.",
@@ -444,20 +472,24 @@ def _with_earlier_runs(path: Path, section: str) -> str:
 
 
 def _goals(medians: dict[str, dict[int, Sample]]) -> list[str]:
-    """The production issue's goals for message/send, as measured in this run."""
+    """The hot-path issue's goals for message/send, as measured in this run."""
     send, floor, sdk = medians.get("send"), medians.get("redis-floor"), medians.get("sdk")
     if not send:
         return []
-    lines = ["Goals for `message/send` (issue 10: the hot path):", ""]
+    lines = ["Goals for `message/send` (issue 22: the hot path at the Redis floor):", ""]
     if floor:
         ratios = ", ".join(
             f"c={c}: {send[c].rps / floor[c].rps:.2f}" for c in sorted(send) if c in floor
         )
-        lines.append(f"- send / Redis floor, goal >= 0.8 (moonshot 1.0): {ratios}")
+        lines.append(f"- send / Redis floor, goal >= 0.9 (moonshot 1.0): {ratios}")
     if sdk and 16 in send and 16 in sdk:
         lines.append(f"- send / SDK server at c=16, goal >= 3: {send[16].rps / sdk[16].rps:.2f}")
-    if 16 in send:
-        lines.append(f"- send p99 at c=16, goal <= 7.9 ms: {send[16].p99_ms:.1f} ms")
+    if floor and 16 in send and 16 in floor:
+        lines.append(
+            f"- send p99 at c=16 against the Redis floor's, goal <= 1.5: "
+            f"{send[16].p99_ms:.1f} / {floor[16].p99_ms:.1f} ms = "
+            f"{send[16].p99_ms / floor[16].p99_ms:.2f}"
+        )
     return lines
 
 

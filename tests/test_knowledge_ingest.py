@@ -4,6 +4,7 @@ a running server following what was ingested."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 
 from magisterium_a2a.server.config import Settings
 from magisterium_a2a.skills.knowledge.library import knowledge_dir, prepare
+from magisterium_a2a.skills.knowledge.settings import KnowledgeSettings
 from magisterium_a2a.skills.knowledge.store import SCHEMA_VERSION, Store, Writer
 from tests.kb_support import BUILTINS, fetch, result_ids, run_cli, search
 from tests.support import harness
@@ -428,3 +430,52 @@ def test_a_store_of_another_layout_is_a_clear_error(settings: Settings) -> None:
         expected = f"has layout 0, this version needs {SCHEMA_VERSION}"
         assert expected in " ".join(result.output.split())
         assert "Traceback" not in result.output
+
+
+async def test_the_store_is_asked_for_commits_once_per_turn_of_the_loop(
+    settings: Settings, tmp_path: Path
+) -> None:
+    """A fetch follows another process' commit from the next turn of the event loop
+    on: one query to SQLite per turn, not per request."""
+    from magisterium_a2a.skills.knowledge.retrieval import KnowledgeBase
+
+    ks = KnowledgeSettings(data_dir=settings.data_dir, embeddings_local=False)
+    kb = KnowledgeBase.open(ks)
+    asked: list[int] = []
+    version = kb.store.data_version
+
+    def counted() -> int:
+        asked.append(1)
+        return version()
+
+    kb.store.data_version = counted  # type: ignore[method-assign]
+    try:
+        assert kb.fetch("rerum-novarum") is not None
+        for _ in range(5):
+            kb.fetch("lumen-gentium")
+        assert len(asked) == 1
+        write(tmp_path / "src" / "rn.md", ENCYCLICAL_MD)
+        assert run_cli(settings, "ingest", str(tmp_path / "src")).exit_code == 0
+        same_turn = kb.fetch("rerum-novarum")
+        assert same_turn is not None and "Mount Zyphra" not in same_turn.body
+        await asyncio.sleep(0)
+        next_turn = kb.fetch("rerum-novarum")
+        assert next_turn is not None and "Mount Zyphra" in next_turn.body
+        assert len(asked) == 2
+    finally:
+        await kb.aclose()
+
+
+def test_off_the_loop_every_fetch_follows_a_commit(settings: Settings, tmp_path: Path) -> None:
+    from magisterium_a2a.skills.knowledge.retrieval import KnowledgeBase
+
+    kb = KnowledgeBase.open(KnowledgeSettings(data_dir=settings.data_dir, embeddings_local=False))
+    try:
+        before = kb.fetch("rerum-novarum")
+        assert before is not None and "Mount Zyphra" not in before.body
+        write(tmp_path / "src" / "rn.md", ENCYCLICAL_MD)
+        assert run_cli(settings, "ingest", str(tmp_path / "src")).exit_code == 0
+        after = kb.fetch("rerum-novarum")
+        assert after is not None and "Mount Zyphra" in after.body
+    finally:
+        asyncio.run(kb.aclose())

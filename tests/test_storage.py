@@ -4,6 +4,7 @@ again when the server forgot them."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import tomllib
 from collections.abc import AsyncIterator
@@ -12,8 +13,13 @@ from fnmatch import fnmatch
 
 import fakeredis
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from redis.asyncio import Redis
+from redis.asyncio.connection import Connection
 from redis.crc import key_slot
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import DataError
 
 from magisterium_a2a.server.config import Settings
 from magisterium_a2a.server.storage import (
@@ -28,6 +34,8 @@ from magisterium_a2a.server.storage import (
     Status,
     connect,
 )
+from magisterium_a2a.server.storage.batching import MAX_BATCH
+from magisterium_a2a.server.storage.connection import HiredisPacking
 from magisterium_a2a.server.storage.scripts import LUA, source
 from tests.support import ROOT
 
@@ -253,3 +261,133 @@ async def test_list_pages_through_an_index_newest_first(store: Store) -> None:
     assert (nothing.total, nothing.entries, nothing.more) == (0, [], False)
     await store.redis.set(revoked, b"1")
     assert (await scripts.list(everything, ListArgs(NOW, 0, "", 10))).total == -1
+
+
+class CountingPipelines:
+    """Counts the round trips a client makes: its pipelines and its direct EVALSHAs."""
+
+    def __init__(self, redis: Redis) -> None:
+        self.pipelines: list[int] = []
+        self.direct = 0
+        pipeline, evalsha = redis.pipeline, redis.evalsha
+
+        def counted_pipeline(*args: object, **kwargs: object) -> object:
+            pipe = pipeline(*args, **kwargs)  # type: ignore[arg-type]
+            execute = pipe.execute
+
+            async def counted_execute(*a: object, **k: object) -> object:
+                self.pipelines.append(len(pipe.command_stack))
+                return await execute(*a, **k)  # type: ignore[arg-type]
+
+            pipe.execute = counted_execute  # type: ignore[method-assign]
+            return pipe
+
+        async def counted_evalsha(*args: object) -> object:
+            self.direct += 1
+            return await evalsha(*args)  # type: ignore[arg-type]
+
+        redis.pipeline = counted_pipeline  # type: ignore[method-assign,assignment]
+        redis.evalsha = counted_evalsha  # type: ignore[method-assign,assignment]
+
+
+async def test_the_calls_of_one_loop_turn_share_one_pipeline_and_stay_exact(store: Store) -> None:
+    scripts, claim = Scripts(store.redis), store.claim
+    await scripts.admit(*claim(user="warm", n=-1))  # the server knows the script now
+    rounds = CountingPipelines(store.redis)
+    verdicts = await asyncio.gather(*(scripts.admit(*claim(limit=15, n=n)) for n in range(40)))
+    # Forty requests against a bucket of fifteen: exactly fifteen admitted, in the
+    # order they were made, in one round trip.
+    assert [v.status for v in verdicts] == [Status.ADMITTED] * 15 + [Status.LIMITED] * 25
+    assert [v.remaining for v in verdicts[:15]] == list(range(14, -1, -1))
+    assert (rounds.pipelines, rounds.direct) == ([40], 0)
+    # Alone, a call is sent as it is.
+    assert (await scripts.admit(*claim(user="bob", n=99))).status is Status.ADMITTED
+    assert (rounds.pipelines, rounds.direct) == ([40], 1)
+
+
+async def test_a_batch_is_capped_and_the_rest_goes_in_the_next() -> None:
+    redis = fakeredis.FakeAsyncRedis()
+    store = Store(redis, Keys("t"))
+    scripts = Scripts(redis)
+    await scripts.admit(*store.claim(user="warm", n=-1))
+    rounds = CountingPipelines(redis)
+    verdicts = await asyncio.gather(
+        *(scripts.admit(*store.claim(limit=1000, n=n)) for n in range(MAX_BATCH + 5))
+    )
+    assert all(v.status is Status.ADMITTED for v in verdicts)
+    assert sorted(rounds.pipelines) == [5, MAX_BATCH]
+
+
+@pytest.mark.parametrize("store", ["redis"], indirect=True)
+async def test_a_pipeline_after_the_server_forgot_the_scripts(store: Store) -> None:
+    scripts, client, claim = Scripts(store.redis), store.redis, store.claim
+    assert (await scripts.admit(*claim(n=0))).status is Status.ADMITTED
+    await client.script_flush()
+    verdicts = await asyncio.gather(*(scripts.admit(*claim(limit=3, n=n)) for n in range(1, 5)))
+    assert [v.status for v in verdicts] == [Status.ADMITTED] * 2 + [Status.LIMITED] * 2
+
+
+async def test_a_failed_round_trip_is_every_callers_error() -> None:
+    redis = fakeredis.FakeAsyncRedis()
+    store = Store(redis, Keys("t"))
+    scripts = Scripts(redis)
+
+    async def broken(*args: object, **kwargs: object) -> object:
+        raise RedisConnectionError("the store went away")
+
+    pipeline = redis.pipeline
+
+    def failing_pipeline(*args: object, **kwargs: object) -> object:
+        pipe = pipeline(*args, **kwargs)  # type: ignore[arg-type]
+        pipe.execute = broken  # type: ignore[method-assign]
+        return pipe
+
+    redis.pipeline = failing_pipeline  # type: ignore[method-assign,assignment]
+    results = await asyncio.gather(
+        *(scripts.admit(*store.claim(n=n)) for n in range(3)), return_exceptions=True
+    )
+    assert [type(r) for r in results] == [RedisConnectionError] * 3
+
+
+async def test_a_cancelled_caller_leaves_the_others_their_replies() -> None:
+    redis = fakeredis.FakeAsyncRedis()
+    store = Store(redis, Keys("t"))
+    scripts = Scripts(redis)
+    calls = [asyncio.ensure_future(scripts.admit(*store.claim(limit=10, n=n))) for n in range(4)]
+    await asyncio.sleep(0)  # every call has joined the first one's batch
+    calls[0].cancel()  # the one that would send it
+    results = await asyncio.gather(*calls, return_exceptions=True)
+    assert isinstance(results[0], asyncio.CancelledError)
+    assert [v.status for v in results[1:]] == [Status.ADMITTED] * 3  # type: ignore[union-attr]
+
+
+_ARG = st.one_of(
+    st.text(max_size=40),
+    st.binary(max_size=40),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.booleans(),
+)
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    name=st.sampled_from(["EVALSHA", "SET", "ZADD", "CONFIG GET", "é"]),
+    args=st.lists(_ARG, max_size=20),
+)
+def test_hiredis_packing_writes_what_redis_py_writes(name: str, args: list[object]) -> None:
+    """The connection every plain redis:// client uses packs commands in C; the
+    bytes (or the refusal) are exactly redis-py's own."""
+    ours, theirs = HiredisPacking(), Connection()
+    try:
+        expected = b"".join(theirs.pack_command(name, *args))  # type: ignore[arg-type]
+    except DataError:
+        with pytest.raises(DataError):
+            ours.pack_command(name, *args)  # type: ignore[arg-type]
+        return
+    assert b"".join(ours.pack_command(name, *args)) == expected  # type: ignore[arg-type]
+
+
+def test_plain_redis_urls_get_the_hiredis_connection(redis_settings: Settings) -> None:
+    client = connect(redis_settings)
+    assert client.connection_pool.connection_class is HiredisPacking

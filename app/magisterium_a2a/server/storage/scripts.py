@@ -7,7 +7,8 @@ position is agreed in a comment. Each script is bound once per client and run
 by EVALSHA, loading its text when the server does not know it yet (after a
 restart or SCRIPT FLUSH), which is what redis-py's ``register_script`` does;
 this does it without the per-call import and list copies of that helper, on the
-hot path of every cheap ``message/send``. The scripts run unchanged on fakeredis.
+hot path of every cheap ``message/send``, and sends the calls of one turn of the
+event loop as one pipeline (``batching.py``). The scripts run unchanged on fakeredis.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from importlib.resources import files
 from typing import Any, NamedTuple
 
 from redis.asyncio import Redis
-from redis.exceptions import NoScriptError
 
+from magisterium_a2a.server.storage.batching import ScriptBatcher
 from magisterium_a2a.server.storage.connection import text
 
 LUA = files("magisterium_a2a.server.storage") / "lua"
@@ -131,46 +132,46 @@ def source(
 
 
 class _Script:
-    """One script on one client: EVALSHA, and SCRIPT LOAD first when the server lacks it."""
+    """One script on one client, run by EVALSHA through the client's batcher
+    (``batching.py``), which loads its text first when the server lacks it."""
 
     def __init__(
         self,
-        redis: Redis,
+        batcher: ScriptBatcher,
         name: str,
         keys: tuple[str, ...],
         args: tuple[str, ...],
         libraries: tuple[str, ...] = (),
     ):
-        self._redis = redis
+        self._batcher = batcher
         self._text = source(name, keys, args, libraries)
         self._sha = sha1(self._text.encode(), usedforsecurity=False).hexdigest()
         self._key_count = len(keys)
 
     async def __call__(self, *values: str | bytes | int) -> Any:
         """Run with the keys' values, then the arguments' (in their declared order)."""
-        try:
-            return await self._redis.evalsha(self._sha, self._key_count, *values)
-        except NoScriptError:
-            await self._redis.script_load(self._text)
-            return await self._redis.evalsha(self._sha, self._key_count, *values)
+        return await self._batcher.evalsha(self._sha, self._text, self._key_count, *values)
 
 
 class Scripts:
     """The scripts, bound to one client; each call is one round trip."""
 
     def __init__(self, redis: Redis) -> None:
-        self._admit = _Script(redis, "admit", AdmitKeys._fields, AdmitArgs._fields, ("admission",))
+        batcher = ScriptBatcher(redis)
+        self._admit = _Script(
+            batcher, "admit", AdmitKeys._fields, AdmitArgs._fields, ("admission",)
+        )
         self._admit_and_save = _Script(
-            redis,
+            batcher,
             "admit_and_save",
             AdmitKeys._fields + SaveKeys._fields,
             AdmitArgs._fields + SaveArgs._fields,
             ("admission", "index"),
         )
         self._save = _Script(
-            redis, "save", (*SaveKeys._fields, "earlier_state"), SaveArgs._fields, ("index",)
+            batcher, "save", (*SaveKeys._fields, "earlier_state"), SaveArgs._fields, ("index",)
         )
-        self._list = _Script(redis, "list", ListKeys._fields, ListArgs._fields)
+        self._list = _Script(batcher, "list", ListKeys._fields, ListArgs._fields)
 
     async def admit(self, keys: AdmitKeys, args: AdmitArgs) -> Verdict:
         """Take one request from the bucket, unless full or the token is revoked."""

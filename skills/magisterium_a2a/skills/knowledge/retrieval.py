@@ -50,6 +50,7 @@ natural zero to its best hit (``fuse_scores``); reciprocal-rank fusion
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 from collections import OrderedDict
@@ -194,6 +195,7 @@ class KnowledgeBase:
         self._cross_vectors: VectorIndex | None = None
         self._titles: TitleIndex | None = None
         self._fetched: OrderedDict[str, FetchedDocument | None] = OrderedDict()
+        self._checked_this_turn = False
         self._load_vectors()
 
     @classmethod
@@ -233,10 +235,26 @@ class KnowledgeBase:
             self._cross_vectors = VectorIndex.load(self.store.vectors(self.cross_lingual.model))
 
     def _refresh(self) -> None:
+        """Follow another process' commit, asking SQLite at most once per turn of
+        the event loop: the requests answered in one turn are answered from one
+        state of the store, as they would be had the commit landed a moment later,
+        and a busy ``document_fetch`` is spared a query per request."""
+        try:
+            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:  # a command, off any loop: ask every time
+            loop = None
+        if loop is not None:
+            if self._checked_this_turn:
+                return
+            self._checked_this_turn = True
+            loop.call_soon(self._turn_ended)
         if self.store.refresh():
             self._fetched.clear()
             self._titles = None
             self._load_vectors()
+
+    def _turn_ended(self) -> None:
+        self._checked_this_turn = False
 
     @property
     def mode(self) -> SearchMode:
