@@ -300,7 +300,8 @@ def test_license_and_notice_are_at_the_root() -> None:
 
 
 def test_notice_accounts_for_every_shipped_data_file() -> None:
-    assert unlisted(DATA, NOTICE.read_text(encoding="utf-8")) == []
+    problems = unlisted(DATA, NOTICE.read_text(encoding="utf-8"))
+    assert not problems, "NOTICE does not account for the data:\n" + "\n".join(problems)
 
 
 def test_the_check_reads_every_kind_of_shipped_file() -> None:
