@@ -1,7 +1,7 @@
 """The README and docs/ stay true to the code: every setting is documented, the
-test command they give is the one CI runs, no link leaves the repository except
-for a public site, and the skills reference's examples are what the server
-answers."""
+test command they give is the one CI runs, no link (a bare address GitHub links
+included) leaves the repository except for a public site, and the skills
+reference's examples are what the server answers."""
 
 from __future__ import annotations
 
@@ -84,12 +84,34 @@ def _prose(markdown: str) -> str:
     return re.sub(r"(`+).*?\1", "", text, flags=re.S)
 
 
+INLINE = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+REFERENCE = re.compile(r"^\s*\[[^\]]+\]:\s*<?(\S+?)>?\s*$", flags=re.M)
+AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
+HREF = re.compile(r"""href=["']([^"']+)["']""")
+# GitHub's extended autolinks: a bare http(s):// or www. address at the start of a line or
+# after a space, *, _, ~ or (, up to a space or <.
+BARE = re.compile(r"(?<![^\s*_~(])((?:https?://|www\.)[^\s<]+)", flags=re.IGNORECASE)
+
+
+def _bare_target(url: str) -> str:
+    """The address GitHub links: without trailing punctuation, or a ) it does not open."""
+    while url:
+        if url[-1] in "?!.,:*_~'\"" or (url.endswith(")") and url.count(")") > url.count("(")):
+            url = url[:-1]
+        else:
+            break
+    return url if url.lower().startswith("http") else f"http://{url}"
+
+
 def links(markdown: str) -> list[str]:
+    """Every link target of the prose, bare addresses GitHub links included."""
     prose = _prose(markdown)
-    found = re.findall(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)", prose)
-    found += re.findall(r"^\s*\[[^\]]+\]:\s*<?(\S+?)>?\s*$", prose, flags=re.M)
-    found += re.findall(r"<(https?://[^>\s]+)>", prose)
-    found += re.findall(r"""href=["']([^"']+)["']""", prose)
+    found = INLINE.findall(prose)
+    found += REFERENCE.findall(prose)
+    found += AUTOLINK.findall(prose)
+    found += HREF.findall(prose)
+    rest = REFERENCE.sub("", HREF.sub("", AUTOLINK.sub("", INLINE.sub("]", prose))))
+    found += [_bare_target(m[1]) for m in BARE.finditer(rest)]
     return found
 
 
@@ -154,6 +176,12 @@ def test_the_link_check_can_fail() -> None:
         "../shared/CONTRACT.md",
         "https://a2a.example.org/x",
     ]
+    # Bare addresses GitHub links too, without the punctuation after them; inside code they
+    # are text, and a link's own target is counted once.
+    assert links(
+        "Open **http://127.0.0.1:8000/**: (see www.vatican.va.) `http://localhost:8000/` "
+        "[v](https://www.vatican.va/x) x-https://not.a.link\n```\nhttp://127.0.0.1/\n```\n"
+    ) == ["https://www.vatican.va/x", "http://127.0.0.1:8000/", "http://www.vatican.va"]
     assert problem(page, "../shared/CONTRACT.md") == "outside the repository"
     assert problem(page, "https://a2a.example.org/x") == "not a public site"
     assert problem(page, "http://127.0.0.1:8000/") == "not a public address"

@@ -1,7 +1,7 @@
 """Imported files are bounded (review round 2, N5 and the smaller findings):
-YAML aliases refused, text fields and lists capped after parsing, no
-spreadsheet-formula cells, image URLs only on public http(s) hosts; and every
-skill's answer has a cap (``A2A_MAX_ANSWER_BYTES``)."""
+YAML aliases refused (directory files and Markdown front matter), text fields
+and lists capped after parsing, no spreadsheet-formula cells, image URLs only on
+public http(s) hosts; and every skill's answer has a cap (``A2A_MAX_ANSWER_BYTES``)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,9 @@ from pathlib import Path
 import pytest
 
 from magisterium_a2a.server.config import Settings
+from magisterium_a2a.skills.knowledge.library import knowledge_dir, prepare
+from magisterium_a2a.skills.knowledge.model import Origin
+from magisterium_a2a.skills.knowledge.store import Store
 from magisterium_a2a.skills.people.store import import_clergy, read_imported
 from tests.kb_support import run_cli
 from tests.support import harness
@@ -39,6 +42,36 @@ def test_yaml_aliases_are_refused_in_a_diocese_import(settings: Settings, tmp_pa
     assert "aliases (*name) are not accepted" in result.output
     database = settings.data_dir / "dioceses" / "dioceses.sqlite"
     assert not database.exists() or database.stat().st_size < 1_000_000
+
+
+def test_yaml_aliases_are_refused_in_markdown_front_matter(
+    settings: Settings, tmp_path: Path
+) -> None:
+    """An ingested Markdown file whose front matter repeats an anchor is refused by
+    name, with the loader's reason; nothing of it is stored, the file beside it is."""
+    source = tmp_path / "src"
+    source.mkdir()
+    bad = write(
+        source / "amplified.md",
+        "---\nid: amplified\ntitle: &big Amplified\nauthor: *big\naliases:\n"
+        + "  - *big\n" * 200
+        + "---\n# Amplified\n\nThe text of the amplified document.\n",
+    )
+    write(source / "plain.md", "---\nid: plain\n---\n# Plain\n\nThe text of the plain one.\n")
+    result = run_cli(settings, "ingest", str(source))
+    output = " ".join(result.output.split())
+    assert result.exit_code == 1, result.output
+    assert f"error {bad}: invalid YAML front matter" in output
+    assert "aliases (*name) are not accepted in imported files" in output
+    assert "1 added" in output
+    assert "Traceback" not in result.output
+    prepare(settings)
+    store = Store(knowledge_dir(settings))
+    try:
+        assert store.document("amplified") is None
+        assert [d.info.id for d in store.documents(origin=Origin.INGEST)] == ["plain"]
+    finally:
+        store.close()
 
 
 @pytest.mark.parametrize(

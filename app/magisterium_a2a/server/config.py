@@ -149,7 +149,13 @@ class Settings(BaseSettings):
         900, ge=30, le=86_400, description="Lifetime of built-in access tokens"
     )
     oauth_refresh_token_seconds: int = Field(
-        2_592_000, ge=300, description="Lifetime of built-in refresh tokens (and unused clients)"
+        2_592_000,
+        ge=300,
+        description=(
+            "Lifetime of built-in refresh tokens; a registered client that has obtained a token "
+            "is also kept this long after its latest one (one that never has: "
+            "A2A_OAUTH_UNUSED_CLIENT_SECONDS)"
+        ),
     )
     oauth_code_seconds: int = Field(60, ge=5, le=600, description="Lifetime of authorization codes")
     oauth_registrations_per_hour_per_address: int = Field(

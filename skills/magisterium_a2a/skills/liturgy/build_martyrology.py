@@ -23,6 +23,7 @@ import re
 import sys
 from collections import Counter
 from collections.abc import Iterator
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,8 @@ from magisterium_a2a.skills.text import fold
 # The registry version this table is built from: Apache-2.0 at this commit.
 # Later upstream versions license their data differently; do not regenerate from them.
 COMMIT = "7f4f7069e0699d3d92ea8ae822d6d8f4a543b62d"
+# The romcal release whose English celebration names the heading eulogies take.
+ROMCAL = version("romcal")
 COLUMNS = ("date", "order", "id", "edition", "years", "title", "place", "name")
 HEADER = f"""\
 # The Roman Martyrology: the saints and blesseds of every day, by name.
@@ -46,15 +49,18 @@ HEADER = f"""\
 # (github.com/CatholicOS/crmedr), commit {COMMIT}:
 # data/martyrology_ids.json, i18n/en.json, i18n/la.json.
 # Licence: Apache License, Version 2.0 (www.apache.org/licenses/LICENSE-2.0), the licence
-# of the registry at that commit as recorded when the files were taken; later versions of
-# the registry place its data under CC BY-NC-ND 4.0, so this table is never regenerated
-# from them (the generator refuses any other commit).
+# of the registry at that commit as recorded when the files were taken.
+# Note: later versions of the registry place its data under CC BY-NC-ND 4.0, so this table
+# is never regenerated from them (the generator refuses any other commit).
 # NOTICE: no NOTICE text came with the registry files used; the attribution is the above.
 # Its ids are drafts pending the curators' review. The eulogies' texts (copyright of the
 # Dicastery for Divine Worship and the Discipline of the Sacraments) are not in the
 # registry, and not here.
+# Source: romcal {ROMCAL} (github.com/emagnier/romcal), the Python package's English names
+# of the General Roman Calendar's celebrations.
+# Licence: Apache License, Version 2.0, as the package's metadata gives it.
 # Changes: only ids, day placement, order, subject names and countries are kept. The
-# subject shown: for the heading eulogy of a celebration, the English name romcal (MIT)
+# subject shown: for the heading eulogy of a celebration, the English name romcal
 # gives that General Roman Calendar celebration; else the registry's English one where it
 # agrees with its Latin one (no contrary title, the same first name), completed with the
 # people and companions the Latin names and it leaves out, its title in the Latin's number;

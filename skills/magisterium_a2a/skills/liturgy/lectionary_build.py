@@ -252,8 +252,9 @@ def render(table: Table, pointers: dict[str, list[str]], report: BuildReport) ->
         "#",
         "# Source: the Tamil Catholic Lectionary readings table,",
         f"#   {SOURCE} ({SOURCE_FILE},",
-        f"#   commit {SOURCE_COMMIT}), released under The Unlicense (public domain",
-        "#   dedication) by its author. Only citations (facts) are taken; no text.",
+        f"#   commit {SOURCE_COMMIT}).",
+        "# Licence: The Unlicense, a public domain dedication by its author. Only citations",
+        "#   (facts) are taken; no text.",
         "# Conversion: Tamil book names to the US Lectionary's abbreviations; RSV-style verse",
         "#   numbers to the US Lectionary's (NABRE): psalm superscriptions counted as verses,",
         "#   the chapters the two traditions divide differently (Mal 3-4, Jl 2-4, Hos 1-2,",
@@ -292,10 +293,13 @@ def render(table: Table, pointers: dict[str, list[str]], report: BuildReport) ->
 def render_pointers(pointers: dict[str, list[str]]) -> str:
     lines = [
         "# Memorials and the commons their Mass may be taken from. GENERATED with",
-        "# lectionary-derived.txt from the same source (the Tamil Catholic Lectionary,",
-        f"# {SOURCE}, commit {SOURCE_COMMIT},",
-        "# The Unlicense). Format: `day_id: common_id [common_id ...]`. Days not listed take",
-        "# the common their titles name (see skills/liturgy/commons.py).",
+        "# lectionary-derived.txt from the same source. Format: `day_id: common_id",
+        "# [common_id ...]`. Days not listed take the common their titles name (see",
+        "# skills/liturgy/commons.py).",
+        "#",
+        f"# Source: the Tamil Catholic Lectionary, {SOURCE},",
+        f"#   commit {SOURCE_COMMIT}.",
+        "# Licence: The Unlicense, a public domain dedication by its author.",
         "",
     ]
     lines += [f"{day}: {' '.join(found)}" for day, found in pointers.items()]

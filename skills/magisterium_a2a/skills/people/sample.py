@@ -50,6 +50,19 @@ HEADER: dict[str, Any] = {
         "(wikidata_cardinals.csv); the order of each cardinal from the Holy See Press "
         "Office's list of the same day in that repository (vatican_cardinals.csv)."
     ),
+    # Each third-party source with its licence, in the form NOTICE's entries are checked
+    # against (tests/test_licences.py).
+    "sources": [
+        {"source": "Wikidata (www.wikidata.org), its items' facts", "licence": "CC0 1.0"},
+        {
+            "source": (
+                "github.com/CristianCantoro/wikidata-vatican-cardinals, commit "
+                "1047d29e8c9570de6fd237ce36a02636aaae55e3: wikidata_cardinals.csv and "
+                "vatican_cardinals.csv"
+            ),
+            "licence": "MIT License (its text is the notice below)",
+        },
+    ],
     "as_of": AS_OF,
     "source": SOURCE,
 }
