@@ -9,6 +9,7 @@ the same floors: ``python -m bench.answers --dir bench/answers/heldout``."""
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -22,11 +23,21 @@ from bench.answers.golden import (
     judge,
     load,
     run,
+    twins,
 )
 
 SKILL_FLOOR = 0.95
 OVERALL_FLOOR = 0.97
 LANGUAGE_FLOOR = 0.90
+# The size of the golden set (issue 20's acceptance): at least these many cases overall,
+# per skill, and for the skills whose answers vary most; and, in each of the languages
+# other than English, a twin of at least this share of the English date cases.
+MIN_CASES = 400
+MIN_PER_SKILL = 30
+MIN_LARGE_SKILLS = {"saint_lookup": 60, "liturgical_readings": 60, "catholic_qa": 60}
+DATE_SKILLS = ("liturgical_readings", "saints_of_the_day")
+OTHER_LANGUAGES = ("es", "pt", "it", "fr", "de", "pl", "ja", "ko", "zh-Hans", "zh-Hant", "vi", "tl")
+MIN_TWIN_SHARE = 0.80
 HELDOUT_DIRS = [CASES_DIR.parent / "heldout", CASES_DIR.parent / "heldout2"]
 
 
@@ -54,6 +65,83 @@ def test_every_case_names_its_source_and_valid_checks() -> None:
 def test_a_case_without_a_source_is_refused(tmp_path: Path) -> None:
     (tmp_path / "x.yaml").write_text("skill: x\ncases:\n  - q: hi\n    expect: [{text: a}]\n")
     with pytest.raises(CaseError, match="source"):
+        load(tmp_path)
+
+
+def test_the_golden_set_is_large_enough() -> None:
+    cases = load()
+    per_skill = Counter(c.skill for c in cases)
+    assert len(cases) >= MIN_CASES, len(cases)
+    small = {skill: n for skill, n in per_skill.items() if n < MIN_PER_SKILL}
+    assert small == {}
+    for skill, floor in MIN_LARGE_SKILLS.items():
+        assert per_skill[skill] >= floor, (skill, per_skill[skill])
+
+
+def test_each_language_has_twins_of_most_english_date_cases() -> None:
+    cases = load()
+    found = twins(cases)
+    short = {}
+    for skill in DATE_SKILLS:
+        english = [c for c in cases if c.skill == skill and c.lang == "en"]
+        assert english and all(c.id for c in english), skill  # every one can be twinned
+        for lang in OTHER_LANGUAGES:
+            share = len(found.get((skill, lang), set())) / len(english)
+            if share < MIN_TWIN_SHARE:
+                short[(skill, lang)] = f"{share:.0%}"
+    assert short == {}
+
+
+def _write(directory: Path, name: str, text: str) -> None:
+    (directory / name).write_text(text, encoding="utf-8")
+
+
+ENGLISH_CASE = """skill: s
+cases:
+  - q: Ash Wednesday 2027
+    id: ash-2027
+    tags: [date]
+    expect: [{text: "February 10, 2027"}]
+    source: Roman Missal, Ash Wednesday
+"""
+
+
+def test_a_twin_takes_its_english_case_s_checks_and_source(tmp_path: Path) -> None:
+    _write(tmp_path, "s.yaml", ENGLISH_CASE)
+    _write(
+        tmp_path,
+        "s.es.yaml",
+        "skill: s\ncases:\n  - q: Miércoles de Ceniza 2027\n    lang: es\n    twin: ash-2027\n"
+        "    form_source: Misal Romano\n",
+    )
+    twin, english = sorted(load(tmp_path), key=lambda c: c.lang != "es")
+    assert twin.expect == english.expect == ({"text": "February 10, 2027"},)
+    assert twin.source == "Roman Missal, Ash Wednesday; language form: Misal Romano"
+    assert twin.tags == ("date",) and twin.twin == "ash-2027" and not twin.id
+    assert twins([english, twin]) == {("s", "es"): {"ash-2027"}}
+
+
+@pytest.mark.parametrize(
+    ("twin", "error"),
+    [
+        ("  - q: x\n    lang: es\n    twin: nothing\n", "no English case"),
+        ("  - q: x\n    lang: es\n    twin: ash-2027\n    expect: [{text: March}]\n", "checks"),
+        ("  - q: x\n    twin: ash-2027\n", "another language"),
+    ],
+)
+def test_a_twin_of_no_english_case_or_with_other_checks_is_refused(
+    tmp_path: Path, twin: str, error: str
+) -> None:
+    _write(tmp_path, "s.yaml", ENGLISH_CASE)
+    _write(tmp_path, "s.es.yaml", "skill: s\ncases:\n" + twin)
+    with pytest.raises(CaseError, match=error):
+        load(tmp_path)
+
+
+def test_an_id_given_twice_is_refused(tmp_path: Path) -> None:
+    _write(tmp_path, "s.yaml", ENGLISH_CASE)
+    _write(tmp_path, "s.en.yaml", ENGLISH_CASE)
+    with pytest.raises(CaseError, match="twice"):
         load(tmp_path)
 
 

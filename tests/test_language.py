@@ -219,6 +219,202 @@ def test_a_numeric_date_whose_order_is_certain_is_read() -> None:
     assert english_form("7.7.2027", TODAY) == "2027-07-07"
 
 
+@pytest.mark.parametrize(
+    ("typed", "english"),
+    [
+        ("2027/1/6", "2027-01-06"),  # the year first, one-digit month and day
+        ("2027.2.14", "2027-02-14"),
+        ("2026. 12. 25.", "2026-12-25"),  # as Korean writes it
+        ("2027/2/10の朗読", "2027-02-10"),
+        ("2027年2月14日的读经", "2027-02-14"),
+    ],
+)
+def test_a_date_of_numbers_with_the_year_first_is_read_with_any_separator(
+    typed: str, english: str
+) -> None:
+    assert english_form(typed, TODAY) == english
+
+
+@pytest.mark.parametrize(
+    "typed", ["2027.2.29", "2027/13/1", "2026年13月1日の朗読", "2026년 2월 30일"]
+)
+def test_a_date_of_numbers_that_is_no_date_is_not_read_as_another(typed: str) -> None:
+    # dateparser read 2026年13月1日 as 13 January 2026
+    assert english_form(typed, TODAY) is None
+
+
+@pytest.mark.parametrize(
+    ("typed", "english"),
+    [
+        ("ika-8 ng Disyembre 2027", "2027-12-08"),  # Tagalog's ordinal day
+        ("mga santo sa ika-13 ng Mayo 2027", "2027-05-13"),
+        ("letture dell'11 aprile 2028", "2028-04-11"),  # an article elided against the day
+        ("letture dell'8 dicembre 2024", "2024-12-08"),
+    ],
+)
+def test_a_day_number_written_with_an_ordinal_mark_or_an_elision_is_read(
+    typed: str, english: str
+) -> None:
+    assert english_form(typed, TODAY) == english
+
+
+@pytest.mark.parametrize(
+    ("typed", "english"),
+    [
+        ("Jueves Santo", "thursday of the lords supper"),  # "santo" is a filler word
+        ("Giovedì Santo 2028", "thursday of the lords supper 2028"),
+        ("Huwebes Santo", "thursday of the lords supper"),
+        ("Chúa Nhật Lễ Lá", "palm sunday of the passion of the lord"),  # "lễ", "lá" too
+        ("Miércoles Santo", "holy wednesday"),
+        ("2027年の諸聖人の日", "all saints 2027"),  # 聖人 is a filler inside 諸聖人
+        ("la veille de Noël", "christmas eve"),
+    ],
+)
+def test_a_name_holding_filler_words_is_read_whole_not_as_what_is_left(
+    typed: str, english: str
+) -> None:
+    assert english_form(typed, TODAY) == english
+
+
+@pytest.mark.parametrize("typed", ["jueves 2027", "sabato 2027", "quinta-feira 2027"])
+def test_a_weekday_and_a_year_is_no_celebration(typed: str) -> None:
+    # "Jueves Santo" without its filler "santo" is "jueves": no longer Holy Thursday
+    assert english_form(typed, TODAY) is None
+
+
+@pytest.mark.parametrize(
+    ("typed", "english"),
+    [
+        ("Nochebuena", "christmas eve"),
+        ("Heiligabend", "christmas eve"),
+        ("平安夜的讀經", "christmas eve"),
+        ("jeudi de l'Ascension 2027", "ascension thursday 2027"),
+        ("Día de Acción de Gracias", "thanksgiving"),
+        ("Año Nuevo", "mary mother of god"),
+        ("새해 첫날", "mary mother of god"),
+        ("Domingo de Gaudete", "advent 3 sunday"),
+        ("Sonntag Laetare 2027", "lent 4 sunday 2027"),
+        ("2027年善牧主日", "easter time 4 sunday 2027"),
+    ],
+)
+def test_everyday_names_of_days_and_of_sundays(typed: str, english: str) -> None:
+    assert english_form(typed, TODAY) == english
+
+
+def test_every_rule_day_of_the_table_is_one_the_engine_reads() -> None:
+    parser = DateQueryParser(LiturgicalCalendar())
+    for words in authored("celebrations")["days"]:
+        assert parser.parse(str(words), TODAY) is not None, words
+
+
+@pytest.mark.parametrize(
+    ("typed", "english"),
+    [
+        ("pasado mañana", "after tomorrow"),
+        ("dopodomani", "after tomorrow"),
+        ("모레", "after tomorrow"),
+        ("sa makalawa", "after tomorrow"),
+        ("przedwczoraj", "before yesterday"),
+        ("一昨日", "before yesterday"),
+        ("este fin de semana", "this weekend"),
+        ("ce week-end", "this weekend"),
+        ("이번 주말", "this weekend"),
+        ("這個週末", "this weekend"),
+        ("wczorajsi święci", "yesterday"),  # Polish and German adjectives of a day
+        ("Was sind die heutigen Lesungen?", "today"),
+    ],
+)
+def test_more_day_words_in_every_language(typed: str, english: str) -> None:
+    assert english_form(typed, TODAY) == english
+
+
+def test_every_fixed_phrase_of_the_table_is_one_the_engine_reads() -> None:
+    parser = DateQueryParser(LiturgicalCalendar())
+    words = {w for fixed in authored("calendar-words")["fixed"].values() for w in fixed}
+    for english in words:
+        assert parser.parse(str(english), TODAY) is not None, english
+
+
+@pytest.mark.parametrize(
+    ("typed", "english"),
+    [
+        ("las lecturas de hoy, por favor", "today"),
+        ("les lectures d'aujourd'hui, s'il vous plaît", "today"),
+        ("czytania na dziś, proszę", "today"),
+        ("pakibigay ang mga pagbasa ngayong araw", "today"),
+        ("cho tôi xin bài đọc hôm nay", "today"),
+        ("今日の朗読をお願いします", "today"),
+        ("오늘의 독서는 무엇입니까?", "today"),
+        ("請給我今天的讀經", "today"),
+        ("Welche Lesungen sind an diesem Sonntag?", "this sunday"),
+        ("quais são as leituras deste domingo?", "this sunday"),
+        ("ano ang mga pagbasa sa Linggong ito?", "this sunday"),
+        ("Chúa Nhật sắp tới", "next sunday"),
+    ],
+)
+def test_requests_and_questions_around_a_day_in_every_language(typed: str, english: str) -> None:
+    assert english_form(typed, TODAY) == english
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "lunes de la segunda semana de Cuaresma 2027",
+        "segunda-feira da 2ª semana da Quaresma 2027",  # "segunda" is Monday in Portuguese
+        "lunedì della seconda settimana di Quaresima 2027",
+        "lundi de la 2e semaine de Carême 2027",
+        "Montag der 2. Fastenwoche 2027",
+        "poniedziałek II tygodnia Wielkiego Postu 2027",
+        "2027年 四旬節第2月曜日",
+        "2027년 사순 제2주간 월요일",
+        "2027年四旬期第二週星期一",
+        "Thứ Hai Tuần II Mùa Chay 2027",
+        "Lunes ng Ikalawang Linggo ng Kuwaresma 2027",  # "linggo": Sunday and week
+        "Feria II hebdomadae II Quadragesimae 2027",
+    ],
+)
+def test_a_weekday_of_a_season_s_week_in_every_language(typed: str) -> None:
+    assert english_form(typed, TODAY) == "monday of the 2 week of lent 2027"
+    parser = DateQueryParser(LiturgicalCalendar())
+    assert resolve(typed, TODAY, lambda text: parser.parse(text, TODAY)) == date(2027, 2, 22)
+
+
+@pytest.mark.parametrize(
+    ("typed", "english"),
+    [
+        ("Dzień Świętego Patryka 2027", "patrick of ireland bishop 2027"),
+        ("Araw ni San Patricio 2027", "patrick of ireland bishop 2027"),
+        ("2027년 성 파트리치오 축일", "patrick of ireland bishop 2027"),
+        ("2027年 聖パトリックの日", "patrick of ireland bishop 2027"),
+        ("성 요셉 축일 2027", "joseph spouse of mary 2027"),
+        ("Festa di San Francesco 2027", "francis of assisi 2027"),
+    ],
+)
+def test_a_saint_s_day_by_the_saint_s_name(typed: str, english: str) -> None:
+    assert english_form(typed, TODAY) == english
+
+
+@pytest.mark.parametrize("typed", ["Día de la Madre", "Dzień Matki", "母の日", "Ngày của Mẹ"])
+def test_a_day_that_names_no_saint_is_not_a_saint_s_day(typed: str) -> None:
+    assert english_form(typed, TODAY) is None
+
+
+@pytest.mark.parametrize(
+    ("typed", "english"),
+    [
+        ("Sanctissimi Corporis et Sanguinis Christi", "most holy body and blood of christ"),
+        ("Domini Nostri Iesu Christi universorum Regis 2027",
+         "our lord jesus christ king of the universe 2027"),  # romcal: "D. N. I. C. ..."
+        ("Vigilia Paschalis 2027", "holy saturday 2027"),  # romcal: "Sabbato Sancto/Vigilia ..."
+        ("Sanctorum Petri et Pauli Apostolorum 2027", "peter and paul apostles 2027"),
+    ],
+)  # fmt: skip
+def test_romcal_s_latin_names_are_read_with_their_abbreviations_written_out(
+    typed: str, english: str
+) -> None:
+    assert english_form(typed, TODAY) == english
+
+
 ENGLISH = [
     "today",
     "next Sunday",

@@ -25,6 +25,22 @@ keys and list indexes; ``*`` maps over a list, ``:N`` over its first N items
 
 The expected answers are facts from the ``source`` named with each case, never
 copied from this server's output; a case without a source is refused at load.
+
+Twins: the same question in another language. An English case gives itself an ``id``
+(unique within its skill); a case in another language that asks the same thing names it
+with ``twin``, and takes the English case's checks: it gives no ``expect`` of its own (or
+exactly the English one), and its ``source``, ``tags`` and ``why`` are the English case's
+unless it gives its own. ``form_source`` says where the language's form of a name comes
+from (a bishops' conference's calendar), added to the source::
+
+    - q: Miércoles de Ceniza 2027            # in liturgical_readings.es.yaml
+      lang: es
+      twin: ash-wednesday-2027               # the English case with that id
+      form_source: Conferencia Episcopal Española, Calendario litúrgico-pastoral
+
+A twin that names no English case of its skill, an id given twice, or a twin whose checks
+differ from its English case's is refused at load. ``twins`` counts, per skill and
+language, the English cases that have a twin.
 """
 
 from __future__ import annotations
@@ -68,6 +84,8 @@ class Case:
     data: dict[str, Any] | None = None
     tags: tuple[str, ...] = ()
     why: str = ""
+    id: str = ""
+    twin: str = ""
 
     @property
     def label(self) -> str:
@@ -108,42 +126,89 @@ def _check_shape(skill: str, index: int, check: Any) -> dict[str, Any]:
     return check
 
 
+KNOWN_KEYS = frozenset(
+    {"q", "data", "lang", "tags", "expect", "source", "why", "id", "twin", "form_source"}
+)
+
+
 def load(directory: Path = CASES_DIR) -> list[Case]:
-    """Every case of every file, validated."""
-    cases: list[Case] = []
+    """Every case of every file, validated; twins take their English case's checks."""
+    slots: list[Case | None] = []
+    pending: list[tuple[int, str, str, int, dict[str, Any]]] = []  # the twins, read last
     for path in sorted(directory.glob("*.yaml")):
         doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
         skill = doc.get("skill")
         if not isinstance(skill, str) or not isinstance(doc.get("cases"), list):
             raise CaseError(f"{path.name}: needs 'skill' and a list of 'cases'")
         for index, raw in enumerate(doc["cases"], 1):
-            known = {"q", "data", "lang", "tags", "expect", "source", "why"}
-            if not isinstance(raw, dict) or set(raw) - known:
-                raise CaseError(f"{path.name} case {index}: unknown keys {set(raw) - known}")
+            if not isinstance(raw, dict) or set(raw) - KNOWN_KEYS:
+                unknown = set(raw) - KNOWN_KEYS if isinstance(raw, dict) else raw
+                raise CaseError(f"{path.name} case {index}: unknown keys {unknown}")
             if ("q" in raw) == ("data" in raw):
                 raise CaseError(f"{path.name} case {index}: give exactly one of 'q' and 'data'")
-            source = raw.get("source")
-            if not isinstance(source, str) or len(source.strip()) < 8:
-                raise CaseError(f"{path.name} case {index}: every case names its outside source")
-            expect = raw.get("expect")
-            if isinstance(expect, dict):
-                expect = [{k: v} for k, v in expect.items()] if "path" not in expect else [expect]
-            if not isinstance(expect, list) or not expect:
-                raise CaseError(f"{path.name} case {index}: 'expect' holds at least one check")
-            cases.append(
-                Case(
-                    skill=skill,
-                    index=index,
-                    lang=str(raw.get("lang", "en")),
-                    expect=tuple(_check_shape(skill, index, c) for c in expect),
-                    source=source,
-                    q=raw.get("q"),
-                    data=raw.get("data"),
-                    tags=tuple(raw.get("tags") or ()),
-                    why=str(raw.get("why") or ""),
-                )
-            )
-    return cases
+            if "twin" in raw:
+                pending.append((len(slots), path.name, skill, index, raw))
+                slots.append(None)
+            else:
+                slots.append(_case(skill, index, raw, path.name))
+    english: dict[tuple[str, str], Case] = {}
+    for case in slots:
+        if case is not None and case.id:
+            if (case.skill, case.id) in english:
+                raise CaseError(f"{case.skill}: the id {case.id!r} is given twice")
+            english[(case.skill, case.id)] = case
+    for position, name, skill, index, raw in pending:
+        original = english.get((skill, str(raw["twin"])))
+        if original is None or original.lang != "en":
+            raise CaseError(f"{name} case {index}: {skill} has no English case {raw['twin']!r}")
+        if str(raw.get("lang", "en")) == "en" or "id" in raw:
+            raise CaseError(f"{name} case {index}: a twin is in another language, without an id")
+        slots[position] = _case(skill, index, raw, name, original)
+    return [case for case in slots if case is not None]
+
+
+def _case(
+    skill: str, index: int, raw: dict[str, Any], name: str, english: Case | None = None
+) -> Case:
+    """One case; a twin (``english``, its English case) takes what it does not give."""
+    source = raw.get("source", english.source if english else None)
+    if not isinstance(source, str) or len(source.strip()) < 8:
+        raise CaseError(f"{name} case {index}: every case names its outside source")
+    if raw.get("form_source"):
+        source = f"{source}; language form: {raw['form_source']}"
+    expect = raw.get("expect")
+    if isinstance(expect, dict):
+        expect = [{k: v} for k, v in expect.items()] if "path" not in expect else [expect]
+    if english is not None:
+        if expect is not None and tuple(expect) != english.expect:
+            raise CaseError(f"{name} case {index}: a twin's checks are its English case's")
+        expect = list(english.expect)
+    if not isinstance(expect, list) or not expect:
+        raise CaseError(f"{name} case {index}: 'expect' holds at least one check")
+    tags = raw.get("tags", english.tags if english else ())
+    why = raw.get("why", english.why if english else "")
+    return Case(
+        skill=skill,
+        index=index,
+        lang=str(raw.get("lang", "en")),
+        expect=tuple(_check_shape(skill, index, c) for c in expect),
+        source=source,
+        q=raw.get("q"),
+        data=raw.get("data"),
+        tags=tuple(tags or ()),
+        why=str(why or ""),
+        id=str(raw.get("id") or ""),
+        twin=str(raw.get("twin") or ""),
+    )
+
+
+def twins(cases: list[Case]) -> dict[tuple[str, str], set[str]]:
+    """(skill, language) -> the ids of the English cases that have a twin in it."""
+    found: dict[tuple[str, str], set[str]] = {}
+    for case in cases:
+        if case.twin:
+            found.setdefault((case.skill, case.lang), set()).add(case.twin)
+    return found
 
 
 def fold(text: str) -> str:

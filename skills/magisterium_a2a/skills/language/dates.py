@@ -5,20 +5,29 @@ lent 2027").
 ``resolve`` is what the date skills call: the engine reads the query first, so
 everything it read before (English) resolves exactly as before; only what it
 cannot read comes here. In order, each step from a table or a library:
-  1. a weekday made relative ("próximo domingo", "nächsten Sonntag", "다음 주일",
-     "次の日曜日", "下周日") and the day words dateparser lacks (Tagalog "bukas"),
-     from ``calendar-words.yaml``;
-  2. a celebration named whole ("Miércoles de Ceniza 2027", "Pfingstsonntag 2027",
+  1. a celebration named with every word it was typed with ("Jueves Santo",
+     "Chúa Nhật Lễ Lá", "Nochebuena"), before the filler words come off: "santo" and
+     "lá" are fillers, and what would be left is a weekday;
+  2. a weekday made relative ("próximo domingo", "nächsten Sonntag", "다음 주일",
+     "次の日曜日", "下周日") and the day words dateparser lacks (Tagalog "bukas",
+     "pasado mañana", "este fin de semana"), from ``calendar-words.yaml``;
+  3. a celebration named whole ("Miércoles de Ceniza 2027", "Pfingstsonntag 2027",
      "Noël", "復活祭", "성탄절"), from romcal's locales and ``celebrations.yaml``;
-  3. an ordinal Sunday of a season ("3er domingo de Cuaresma", "사순 제3주일");
-  4. a numeric date written with 年月日 / 년월일 ("2026年12月25日", "3월 19일"), read
-     here: dateparser 1.5.0 reads "12月25日" as 25 December 2012 and "3 月 19 日" as
-     13 August;
-  5. anything else to dateparser, restricted to our languages of the query's
+  4. an ordinal Sunday of a season ("3er domingo de Cuaresma", "사순 제3주일") and a
+     weekday of a season's week ("lunes de la segunda semana de Cuaresma");
+  5. a saint's day by the saint's name ("Dzień Świętego Patryka", "성 파트리치오
+     축일"), from the saints' names of ``saints.yaml`` and romcal (``saints.saint_id``);
+  6. a numeric date written with 年月日 / 년월일 ("2026年12月25日", "3월 19일"), or with
+     the year first and any separator ("2027/1/6", "2027.2.14"), read here: dateparser
+     1.5.0 reads "12月25日" as 25 December 2012 and "3 月 19 日" as 13 August; such a
+     date that is no date ("2026年13月1日") is not read at all;
+  7. anything else to dateparser, restricted to our languages of the query's
      script (the detected one first), for absolute dates and its relative days
      ("25 de diciembre de 2026", "19. März 2027", "ngày 25 tháng 12 năm 2026",
      "mañana", "明天"), if the query has a digit or is short; its answer is kept
-     only when the day (and year) it read are numbers the query holds.
+     only when the day (and year) it read are numbers the query holds. A day number
+     with an ordinal mark it does not read ("ika-8 ng Disyembre") is given to it as
+     the number, and a word elided against a number ("dell'11 aprile") apart.
 A date without a year is in the current year, as the engine reads "December 25".
 The query is capped as the engine caps it (``MAX_QUERY_CHARS``), so no step sees
 more than 300 characters.
@@ -32,7 +41,13 @@ from datetime import date, datetime, timedelta
 from functools import cache
 from typing import Any
 
-from magisterium_a2a.skills.language.celebrations import celebration_id, ordinal_sunday
+from magisterium_a2a.skills.language.celebrations import (
+    celebration_id,
+    ordinal_sunday,
+    ordinal_weekday,
+    whole_form,
+    whole_name,
+)
 from magisterium_a2a.skills.language.detect import detect
 from magisterium_a2a.skills.language.phrases import (
     cjk_fillers,
@@ -42,6 +57,7 @@ from magisterium_a2a.skills.language.phrases import (
     phrase,
     split_year,
 )
+from magisterium_a2a.skills.language.saints import saint_id
 from magisterium_a2a.skills.language.scripts import clean, has_han, key, simplified
 from magisterium_a2a.skills.language.tables import authored
 
@@ -55,6 +71,13 @@ DATEPARSER_LANGUAGES = {
 _CJK_DATE = re.compile(
     r"(?:(?P<year>\d{4})\s*[年년]\s*)?(?P<month>\d{1,2})\s*[月월]\s*(?P<day>\d{1,2})\s*[日일号號]?"
 )
+# A date of numbers with the year first, any separator ("2027/1/6", "2027.2.14", the
+# Korean "2026. 12. 25."): its order is beyond doubt.
+_YMD = re.compile(
+    r"(?<!\d)(?P<year>\d{4})\s*[/.-]\s*(?P<month>\d{1,2})\s*[/.-]\s*(?P<day>\d{1,2})(?!\d)\.?"
+)
+# A word elided against what follows ("dell'11", "l'Ascension").
+_ELISION = re.compile(r"(?<=\w)['\u2019](?=\w)")
 _NUMBER = re.compile(r"\d+")
 # A date of numbers alone: year first (ISO's shape, the engine's to read or refuse), or
 # day and month first in an order only a reader's country would say.
@@ -91,17 +114,98 @@ def english_form(query: str, today: date) -> str | None:
     if not form:
         return None
     suffix = f" {year}" if year is not None else ""
+    for whole in _whole_forms(folded):
+        if (ident := whole_name(whole)) is not None:
+            return ident.replace("_", " ") + suffix
     if year is None and (relative := _relative(form, today)) is not None:
         return relative
     if (ident := celebration_id(form)) is not None:
         return ident.replace("_", " ") + suffix
-    if (sunday := ordinal_sunday(form)) is not None:
-        return sunday + suffix
+    if (proper := ordinal_sunday(form) or ordinal_weekday(form)) is not None:
+        return proper + suffix
+    if (saint := _saint_day(folded, form)) is not None:
+        return saint.replace("_", " ") + suffix
     if year is None and not phrase(folded) and _names_a_topic(folded):
         return "today"  # "santo del día", "聖人", "bài đọc": what the skill answers, no day
-    if (numeric := _cjk_date(text, today)) is not None:
-        return numeric
-    return _dateparser(text, today)
+    numeric = _numeric_date(text, today)
+    if numeric is not None:
+        return numeric or None  # "": a date in numbers that is no date, not read further
+    return _dateparser(_day_numbers(text), today)
+
+
+def _whole_forms(folded: str) -> list[str]:
+    """The folded text with every word kept, and without the filler words at its start
+    or its end ("lecturas del Jueves Santo", "la veille de Noël", "2027年の諸聖人の日")."""
+    whole = whole_form(folded)
+    forms = [whole]
+    if is_cjk(whole):
+        trimmed = whole
+        for _ in range(4):  # a few fillers at each edge at most
+            before = trimmed
+            for filler in cjk_fillers():
+                trimmed = trimmed.removeprefix(filler).removesuffix(filler)
+            if trimmed == before:
+                break
+        forms.append(trimmed)
+        return [f for f in dict.fromkeys(forms) if f]
+    words = whole.split()
+    first, last = 0, len(words)
+    while first < last and not phrase(words[first]):
+        first += 1
+    while last > first and not phrase(words[last - 1]):
+        last -= 1
+    forms.append(" ".join(words[first:]))
+    forms.append(" ".join(words[first:last]))
+    return [f for f in dict.fromkeys(forms) if f]
+
+
+def _saint_day(folded: str, form: str) -> str | None:
+    """The id of the saint whose day the query names: it holds a word of ``saint_day``
+    ("축일", "の日", "araw ni", "dzień") and a saint's name, looked up in the saints'
+    names once those words are off the matched phrase; None otherwise."""
+    whole = whole_form(folded)
+    padded = f" {whole} "
+    words = _saint_day_words()
+    if not any((p in whole) if is_cjk(p) else (f" {p} " in padded) for _, p in words):
+        return None
+    candidates = [form]
+    for word, _ in words:
+        if is_cjk(word) and form.endswith(word):
+            candidates.append(form.removesuffix(word))
+        elif word and not is_cjk(word) and form.startswith(f"{word} "):
+            candidates.append(form.removeprefix(f"{word} "))
+    for candidate in candidates:
+        if candidate and (ident := saint_id(candidate)) is not None:
+            return ident
+    return None
+
+
+@cache
+def _saint_day_words() -> tuple[tuple[str, str], ...]:
+    """``saint_day``'s words, longest first: (matched form, folded form)."""
+    words = {
+        (match_form(str(w)), whole_form(key(str(w))))
+        for w in authored("calendar-words")["saint_day"]
+    }
+    return tuple(sorted(words, key=lambda pair: len(pair[1]), reverse=True))
+
+
+def _day_numbers(text: str) -> str:
+    """The text with the day numbers of ``day_number`` as numbers ("ika-8" is "8") and
+    elided words apart from what follows them ("dell'11" is "dell' 11")."""
+    text = _ELISION.sub("' ", text)
+    for pattern in _day_number_patterns():
+        text = pattern.sub(lambda m: m["n"], text)
+    return text
+
+
+@cache
+def _day_number_patterns() -> tuple[re.Pattern[str], ...]:
+    patterns = []
+    for form in authored("calendar-words")["day_number"]:
+        body = re.escape(str(form)).replace(re.escape("{n}"), r"(?P<n>\d{1,2})")
+        patterns.append(re.compile(rf"(?i)(?<!\w){body}(?!\d)"))
+    return tuple(patterns)
 
 
 def _relative_year(folded: str, today: date) -> tuple[str, int | None]:
@@ -173,18 +277,24 @@ def _relative_forms() -> dict[str, tuple[str, int]]:
     return forms
 
 
-def _cjk_date(text: str, today: date) -> str | None:
-    found = _CJK_DATE.search(text)
-    if found is None:
-        return None
-    rest = split_year(text[: found.start()] + " " + text[found.end() :])
-    if rest is None or phrase(rest[0]):
-        return None
-    year = int(found["year"]) if found["year"] else today.year
-    try:
-        return date(year, int(found["month"]), int(found["day"])).isoformat()
-    except ValueError:
-        return None
+def _numeric_date(text: str, today: date) -> str | None:
+    """A date of numbers the query holds with fillers only around it: written with
+    年月日 / 년월일 (the year perhaps left out: this year), or with the year first and any
+    separator. Its ISO form; "" when it is no date ("2026年13月1日", "2027.2.30"); None
+    when the query holds no such date."""
+    for pattern in (_CJK_DATE, _YMD):
+        found = pattern.search(text)
+        if found is None:
+            continue
+        rest = split_year(text[: found.start()] + " " + text[found.end() :])
+        if rest is None or phrase(rest[0]):
+            continue
+        year = int(found["year"]) if found["year"] else today.year
+        try:
+            return date(year, int(found["month"]), int(found["day"])).isoformat()
+        except ValueError:
+            return ""
+    return None
 
 
 def _names_a_weekday(text: str) -> bool:
