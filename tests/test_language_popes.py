@@ -147,6 +147,8 @@ CLOSED_LATERAN_V = "the pope who closed the Fifth Lateran Council"
         ("《人類生命》通諭是誰寫的\uff1f", "who wrote humanae vitae", "paul-vi"),
         ("le pape qui a écrit Deus caritas est", "who wrote deus caritas est", "benedict-xvi"),
         ("sinong Papa ang sumulat ng Laudato Si", "who wrote laudato si", "francis"),
+        ("Wer hat Humanae Vitae geschrieben?", "who wrote humanae vitae", "paul-vi"),
+        ("Kto napisał encyklikę Laudato si?", "who wrote laudato si", "francis"),
         # the pope during a council
         ("Kto był papieżem podczas Soboru Nicejskiego?", NICAEA, "sylvester-i"),
         ("ニカイア公会議の時の教皇は誰ですか", NICAEA, "sylvester-i"),
@@ -157,6 +159,7 @@ CLOSED_LATERAN_V = "the pope who closed the Fifth Lateran Council"
         ("结束梵二大公会议的教宗", CLOSED_VATICAN_II, "paul-vi"),
         ("der Papst, der das Fünfte Laterankonzil abschloss", CLOSED_LATERAN_V, "leo-x"),
         ("il papa che chiuse il Concilio Lateranense V", CLOSED_LATERAN_V, "leo-x"),
+        ("Chi ha convocato il Concilio Vaticano II?", CONVOKED_VATICAN_II, "john-xxiii"),
         # succession verbs
         ("quién sucedió a León XIII", "the pope after Leo XIII", "pius-x"),
         ("kto zastąpił Leona XIII", "the pope after Leo XIII", "pius-x"),
