@@ -164,6 +164,7 @@ CLOSED_LATERAN_V = "the pope who closed the Fifth Lateran Council"
         ("quién sucedió a León XIII", "the pope after Leo XIII", "pius-x"),
         ("kto zastąpił Leona XIII", "the pope after Leo XIII", "pius-x"),
         ("レオ13世の後を継いだのは誰", "the pope after Leo XIII", "pius-x"),
+        ("誰接替了良十三世\uff1f", "the pope after Leo XIII", "pius-x"),
         ("Sino ang hinalinhan ni Juan Pablo II?", "the pope before John Paul II", "john-paul-i"),
         ("Wer ist jetzt Papst?", "the current pope", "leo-xiv"),
         ("Qui a été le premier pape ?", "the first pope", "peter"),
