@@ -81,8 +81,10 @@ def test_the_diocese_table_s_other_names_and_rites_are_the_directory_s() -> None
         # Cardinals named in CJK, with a given name or by the surname and title.
         ("ケビン・ファレル枢機卿", "kevin-farrell"),
         ("윌턴 그레고리 추기경", "wilton-daniel-gregory"),
-        ("維克托·曼努埃爾·費爾南德斯樞機", "victor-manuel-fernandez"),
+        ("維克多·曼努埃爾·費爾南德斯樞機", "victor-manuel-fernandez"),
         ("バーク枢機卿", "raymond-leo-burke"),
+        # A name in Latin script among CJK words: the name before its see.
+        ("芝加哥的Cupich樞機", "Cardinal cupich of Chicago"),
     ],
 )
 def test_clergy_asked_for_in_other_languages(typed: str, english: str) -> None:

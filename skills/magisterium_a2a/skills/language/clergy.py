@@ -62,10 +62,10 @@ def english_query(query: str) -> str | None:
     words = [office[0]] if office is not None else []
     if title is not None:
         words.append(title[0])
+    if rest:  # a name before its see: "Cardinal cupich of Chicago"
+        words.append(rest)
     if see is not None:
         words.append(f"of {see[0]}")
-    if rest:
-        words.append(rest)
     return " ".join(words)
 
 
