@@ -78,6 +78,8 @@ def test_the_diocese_table_s_other_names_and_rites_are_the_directory_s() -> None
         ("Hồng y Nhiếp chính", "Camerlengo of the Holy Roman Church"),
         ("枢機卿団の首席枢機卿", "Dean of the College of Cardinals"),
         ("Sino ang Secretary of State ng Vatican?", "Secretary of State"),
+        ("圣座国务卿", "Secretary of State"),
+        ("羅馬聖教會總司庫", "Camerlengo of the Holy Roman Church"),
         # Cardinals named in CJK, with a given name or by the surname and title.
         ("ケビン・ファレル枢機卿", "kevin-farrell"),
         ("윌턴 그레고리 추기경", "wilton-daniel-gregory"),
