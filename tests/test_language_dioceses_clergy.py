@@ -26,6 +26,7 @@ from magisterium_a2a.skills.language.tables import authored
         ("アメリカ領ヴァージン諸島", "US Virgin Islands"),
         ("Samoa thuộc Mỹ", "American Samoa"),
         ("괌", "Guam"),
+        ("关岛总教区", "Archdiocese of Guam"),
         ("Arquidiócesis para los Servicios Militares", "Archdiocese of Military Services"),
         ("미국 군종교구", "Diocese of Military Services"),
         ("Ordinariato de la Cátedra de San Pedro", "Ordinariate of Chair of St. Peter"),
