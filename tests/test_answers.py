@@ -41,6 +41,8 @@ TWINNED_SKILLS = {
     "liturgical_readings": "date",
     "saints_of_the_day": "date",
     "pope_lookup": "name",
+    "diocese_lookup": "name",
+    "person_lookup": "name",
 }
 OTHER_LANGUAGES = ("es", "pt", "it", "fr", "de", "pl", "ja", "ko", "zh-Hans", "zh-Hant", "vi", "tl")
 MIN_TWIN_SHARE = 0.80

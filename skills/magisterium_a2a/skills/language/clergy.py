@@ -6,8 +6,12 @@ State", "菊地功枢機卿" the id ``tarcisio-isao-kikuchi`` (``clergy.yaml``).
 The parts are read apart, in any order (CJK writes the see before the title): a
 cardinal's name in another script or a nickname, an office, a title, a see; the
 words of a question around them are dropped; what is left is passed on as typed
-(a Latin-script name: "kardynał Dziwisz" is "Cardinal dziwisz"). A query with
-nothing foreign in it gives None: the engine reads English as it always did.
+(a Latin-script name: "kardynał Dziwisz" is "Cardinal dziwisz"). Another
+language's question words or article ("¿Quién es Pietro Parolin?", "le cardinal
+Parolin") say the query is not English, the name left is looked up alone. A pope
+named in another language ("papa Francisco", "教皇レオ14世") is asked for as
+"Pope Francis" (the pope layer reads the name). A query with nothing foreign in
+it gives None: the engine reads English as it always did.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import cache
 
+from magisterium_a2a.skills.language import popes
 from magisterium_a2a.skills.language.names import (
     KOREAN_PARTICLES,
     Stripper,
@@ -26,6 +31,7 @@ from magisterium_a2a.skills.language.scripts import clean, key
 from magisterium_a2a.skills.language.tables import authored
 
 MAX_QUERY_CHARS = 300
+POPE = "Pope"
 Forms = tuple[tuple[str, tuple[str, bool]], ...]
 
 
@@ -33,13 +39,22 @@ def english_query(query: str) -> str | None:
     """The English query (or a person's id) for clergy asked for in another language."""
     if len(query) > MAX_QUERY_CHARS:
         return None
-    folded = key(clean(query))
+    cleaned = clean(query)
+    folded = key(cleaned)
+    article = _article(cleaned)
+    if article is not None:
+        folded = folded.split(" ", 1)[1] if " " in folded else ""
     person, folded = _take(folded, _forms("names"))
     office, folded = _take(folded, _forms("offices"))
     title, folded = _take(folded, _forms("titles"))
     see, folded = _take(folded, _forms("sees"))
+    question, folded = _take(folded, _forms("questions"))
     rest = unspaced(without_particles(_fillers()(folded)))
-    found = [part for part in (person, office, title, see) if part is not None]
+    if (person, office, see) == (None, None, None) and (title is None or title[0] == POPE):
+        pope = popes.english_name(query)
+        if pope is not None:
+            return f"{POPE} {pope}"
+    found = [part for part in (person, office, title, see, question, article) if part is not None]
     if not any(foreign for _, foreign in found):
         return None
     if person is not None:
@@ -47,11 +62,24 @@ def english_query(query: str) -> str | None:
     words = [office[0]] if office is not None else []
     if title is not None:
         words.append(title[0])
+    if rest:  # a name before its see: "Cardinal cupich of Chicago"
+        words.append(rest)
     if see is not None:
         words.append(f"of {see[0]}")
-    if rest:
-        words.append(rest)
     return " ".join(words)
+
+
+def _article(cleaned: str) -> tuple[str, bool] | None:
+    """Another language's article as the first word of the query ("o camerlengo")."""
+    first, space, _ = cleaned.partition(" ")
+    if space and key(first) in _articles():
+        return ("", True)
+    return None
+
+
+@cache
+def _articles() -> frozenset[str]:
+    return frozenset(key(str(word)) for word in authored("clergy")["articles"])
 
 
 def _take(folded: str, forms: Forms) -> tuple[tuple[str, bool] | None, str]:
@@ -70,6 +98,8 @@ def _take(folded: str, forms: Forms) -> tuple[tuple[str, bool] | None, str]:
 def _forms(kind: str) -> Forms:
     """A table's forms, longest first, each with (its English or id, whether foreign)."""
     table = authored("clergy")[kind]
+    if isinstance(table, list):  # words that stand for nothing but another language
+        table = {"": table}
     found: dict[str, tuple[str, bool]] = {}
     for english, forms in table.items():
         plain = key(str(english))

@@ -2,9 +2,13 @@
 reads: "Arquidiócesis de Nueva York" is "Archdiocese of New York",
 "ロサンゼルス大司教区" "Archdiocese of Los Angeles" (``dioceses.yaml``).
 
-The kind of jurisdiction and the see are read apart (in either order, as CJK
-writes the see first); a see the table does not know is passed on as typed, for
-the engine's own matching. A query with nothing foreign in it gives None.
+The kind of jurisdiction, the Eastern Church it belongs to and the see are read
+apart (in any order, as CJK writes the see first): "费城乌克兰天主教总教区" is the
+"Ukrainian Archeparchy of Philadelphia" (a jurisdiction named with its rite is an
+eparchy, whatever word the language has for its kind). A see the table does not
+know is passed on as typed, for the engine's own matching; the names that are no
+see's (the US territories, "Military Services") are read as sees are. A query with
+nothing foreign in it gives None.
 """
 
 from __future__ import annotations
@@ -24,33 +28,43 @@ def english_name(query: str) -> str | None:
     if len(query) > MAX_QUERY_CHARS:
         return None
     folded = key(clean(query))
-    kind, rest = _take_kind(folded)
+    kind, rest = _take(folded, _words("kinds"))
+    rite, rest = _take(rest, _words("rites"))
     rest = unspaced(_particles()(rest))
     if not rest:
         return None
     place = _places().get(rest)
-    foreign = (kind is not None and kind[1]) or (place is not None and place[1])
-    if not foreign:
+    found = [part for part in (kind, rite, place) if part is not None]
+    if not any(foreign for _, foreign in found):
         return None
     see = place[0] if place is not None else rest
-    return f"{kind[0]} of {see}" if kind is not None else see
+    if rite is None:
+        return f"{kind[0]} of {see}" if kind is not None else see
+    eastern = EASTERN_KINDS.get(kind[0], kind[0]) if kind is not None else "Eparchy"
+    return f"{rite[0]} {eastern} of {see}"
 
 
-def _take_kind(folded: str) -> tuple[tuple[str, bool] | None, str]:
-    """((English kind, whether the word was foreign), the rest) or (None, the text)."""
-    for word, kind in _kinds():
+# The kind of an Eastern Church's jurisdiction, for the word a language uses for any.
+EASTERN_KINDS = {"Archdiocese": "Archeparchy", "Diocese": "Eparchy"}
+Words = tuple[tuple[str, tuple[str, bool]], ...]
+
+
+def _take(folded: str, words: Words) -> tuple[tuple[str, bool] | None, str]:
+    """((English word, whether the form was foreign), the rest) or (None, the text)."""
+    for word, meaning in words:
         if is_cjk(word):
             if word in folded:
-                return kind, folded.replace(word, " ", 1)
+                return meaning, folded.replace(word, " ", 1)
         elif f" {word} " in f" {folded} ":
-            return kind, f" {folded} ".replace(f" {word} ", " ", 1)
+            return meaning, f" {folded} ".replace(f" {word} ", " ", 1)
     return None, folded
 
 
 @cache
-def _kinds() -> tuple[tuple[str, tuple[str, bool]], ...]:
+def _words(kind: str) -> Words:
+    """A table of words (``kinds``, ``rites``), longest first."""
     table: dict[str, tuple[str, bool]] = {}
-    for english, words in authored("dioceses")["kinds"].items():
+    for english, words in authored("dioceses")[kind].items():
         for word in words:
             folded = key(str(word))
             table[folded] = (str(english), folded != key(str(english)))
@@ -60,7 +74,8 @@ def _kinds() -> tuple[tuple[str, tuple[str, bool]], ...]:
 @cache
 def _places() -> dict[str, tuple[str, bool]]:
     table: dict[str, tuple[str, bool]] = {}
-    for english, names in authored("dioceses")["places"].items():
+    authored_ = authored("dioceses")
+    for english, names in (*authored_["places"].items(), *authored_["also"].items()):
         plain = unspaced(key(str(english)))
         for name in names:
             form = unspaced(_particles()(key(str(name))))
