@@ -43,6 +43,7 @@ TWINNED_SKILLS = {
     "pope_lookup": "name",
     "diocese_lookup": "name",
     "person_lookup": "name",
+    "saint_lookup": "name",
 }
 OTHER_LANGUAGES = ("es", "pt", "it", "fr", "de", "pl", "ja", "ko", "zh-Hans", "zh-Hant", "vi", "tl")
 MIN_TWIN_SHARE = 0.80

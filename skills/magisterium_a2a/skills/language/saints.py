@@ -4,10 +4,14 @@
 
 Names come from romcal's locales (a name and its part before the first comma:
 "San Ignacio de Loyola, presbítero") and the team's table of the most-asked
-saints (``saints.yaml``), both without their titles (San, Hl., Św., 聖, 성 ...).
-Only a whole name matches; a name two saints share is dropped unless the table
-settles it; a name that is also an English one is left to the engine, whose
-ranking already reads English.
+saints (``saints.yaml``), both without their titles (San, Sant', Hl., Św., 聖, 성 ...),
+the words of a question about them ("¿Cuándo es la fiesta de ...?", "...の祝日は
+いつですか"), a pope's title ("papa", "Papst", "교황") and a leading article ("el Cura
+de Ars", "l'archange Gabriel"). Only a whole name matches; a name two saints share is
+dropped unless the table settles it; a name that is also an English one is left to
+the engine, whose ranking already reads English, unless another language's word for
+pope is around it ("pape Paul VI"); a query with a pope's title answers only with a
+pope ("프란치스코 교황" is not 성 프란치스코 of Assisi).
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ from magisterium_a2a.skills.language.scripts import clean, has_hangul, key
 from magisterium_a2a.skills.language.tables import authored, romcal_rows
 
 MAX_QUERY_CHARS = 120
+# romcal's ids of the saints who were popes end so (john_paul_ii_pope, leo_i_the_great_pope).
+POPE_SUFFIX = "_pope"
 
 
 def saint_id(query: str) -> str | None:
@@ -33,9 +39,15 @@ def saint_id(query: str) -> str | None:
     if len(query) > MAX_QUERY_CHARS:
         return None
     form = _form(query)
-    if not form or form in _english() or form in _ambiguous():
+    pope = _asks_for_a_pope(query)
+    # An English name is left to the engine, unless another language's word for pope is
+    # around it ("pape Paul VI"), which the engine does not read.
+    if not form or (form in _english() and not pope) or form in _ambiguous():
         return None
-    return _index().get(form)
+    ident = _index().get(form)
+    if ident is not None and pope and not ident.endswith(POPE_SUFFIX):
+        return None  # "프란치스코 교황" is the pope, not 성 프란치스코 of Assisi
+    return ident
 
 
 def english_query(query: str) -> str | None:
@@ -97,7 +109,30 @@ def _patronages() -> dict[str, str]:
 
 
 def _form(text: str) -> str:
-    return unspaced(_titles()(key(clean(text))))
+    """A name as it is matched: folded, without titles, a pope's title ("papa San Juan
+    XXIII", "교황 요한 바오로 2세") or a leading article ("el Cura de Ars", "l'archange
+    Gabriel", "der Völkerapostel")."""
+    return unspaced(_without_article(_pope_titles()(_titles()(key(clean(text))))))
+
+
+def _asks_for_a_pope(text: str) -> bool:
+    folded = _titles()(key(clean(text)))
+    return _pope_titles()(folded) != folded
+
+
+def _without_article(text: str) -> str:
+    first, _, rest = text.partition(" ")
+    return rest if rest and first in _articles() else text
+
+
+@cache
+def _pope_titles() -> Stripper:
+    return Stripper(authored("saints")["pope_titles"])
+
+
+@cache
+def _articles() -> frozenset[str]:
+    return frozenset(key(str(word)) for word in authored("saints")["articles"])
 
 
 @cache
