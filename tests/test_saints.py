@@ -352,7 +352,11 @@ def test_a_clear_match_comes_alone_without_fillers(saints: SaintIndex, query: st
 
 
 @pytest.mark.parametrize(
-    "query", ["of the", "of", "Saint", "the of St.", "Pope Francis", "Pius XII", "Martin Luther"]
+    "query",
+    [
+        *("of the", "of", "Saint", "the of St.", "Pope Francis", "Pius XII", "Martin Luther"),
+        *("de los", "di il", "von der", "das", "gli"),  # the articles of other languages
+    ],
 )
 def test_words_that_name_no_one_find_no_one(saints: SaintIndex, query: str) -> None:
     assert saints.search(query, {"pius_x_pope"}) == []

@@ -39,6 +39,9 @@ JOINING = frozenset(
     {
         "of", "the", "de", "da", "di", "del", "della", "dei", "du", "des", "la", "le", "von",
         "van", "and", "y", "a", "an", "s", "in", "to", "at", "et",
+        # the articles of our other Latin-script languages ("de los", "di il", "von der"),
+        # which would otherwise be matched as names by spelling distance
+        "los", "las", "il", "lo", "gli", "dos", "das", "der", "dem", "den",
     }
 )  # fmt: skip
 QUESTION = frozenset(
