@@ -51,6 +51,10 @@ passage speaks of communion received in the hand, one that only mentions the
 laying on of a hand does not address the question."""
 FRAMING = frozenset({"Church", "Catholic", "pope", "encyclical"})
 """Glossary concepts that frame a question rather than say what it asks."""
+FRAMING_WORDS = "Church Catholic Catholics pope popes encyclical"
+"""The same framing in an English question's own words: "can a Catholic be a
+Freemason" asks about Freemasonry, and a passage on the Catholic school that
+holds only "Catholic" does not address it. Dropped when other words remain."""
 FILLERS = frozenset({"get", "got", "make", "made", "still", "t", "s", "d", "ll", "re", "ve", "m"})
 """Words of a question's form that the index keeps ("how do I get", "can't")."""
 STEM_PREFIX = 4
@@ -108,6 +112,8 @@ class QAEngine:
         terms = list(
             dict.fromkeys(fixed.get(t, t) for t in self.kb.terms(stripped) if t not in FILLERS)
         )
+        framing = set(self.kb.terms(FRAMING_WORDS))
+        terms = [t for t in terms if t not in framing] or terms
         weights = self.kb.rarity(terms)
         synonyms = self.kb.synonyms(" ".join(terms))
         own: Weighed = {}
