@@ -40,6 +40,8 @@ MIN_LARGE_SKILLS = {"saint_lookup": 60, "liturgical_readings": 60, "catholic_qa"
 TWINNED_SKILLS = {
     "liturgical_readings": "date",
     "saints_of_the_day": "date",
+    "document_search": "search",
+    "catholic_qa": "search",
 }
 OTHER_LANGUAGES = ("es", "pt", "it", "fr", "de", "pl", "ja", "ko", "zh-Hans", "zh-Hant", "vi", "tl")
 MIN_TWIN_SHARE = 0.80

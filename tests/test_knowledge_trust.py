@@ -236,3 +236,11 @@ def test_a_one_word_title_names_a_document_only_as_the_whole_query() -> None:
     assert index.named("Libertas") == ["libertas"]
     assert index.named("libertas and grace") == []
     assert index.named("what does dei verbum say about tradition") == ["dv"]
+
+
+def test_an_unspaced_name_is_found_inside_a_query_and_a_short_one_as_a_whole_word() -> None:
+    index = TitleIndex([("gaudium", "福音の喜び"), ("rerum", "新事"), ("lg", "教会憲章")])
+    assert index.named("使徒的勧告 福音の喜び") == ["gaudium"]
+    assert index.named("使徒的勧告福音の喜びについて") == ["gaudium"]
+    assert index.named("《新事》通谕") == ["rerum"]
+    assert index.named("新事物的发展") == []  # two letters inside a word name nothing

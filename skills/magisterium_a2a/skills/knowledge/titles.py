@@ -14,6 +14,7 @@ two documents names neither.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -25,8 +26,11 @@ MAX_NAME_WORDS = 16
 # A one-word name ("Libertas") names a document only when it is the whole query:
 # inside a sentence a single word is as likely to be an ordinary word.
 MIN_WORDS_INSIDE_QUERY = 2
-_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")
-"""Japanese, Chinese and Korean letters: scripts whose names are not counted in words."""
+_UNSPACED = re.compile(
+    "[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]"
+)
+"""Japanese, Chinese and Korean letters (Hangul as syllables or, folded, as jamo):
+scripts whose names are not counted in words."""
 MIN_UNSPACED_INSIDE = 4
 """An unspaced-script name of this many letters names a document anywhere in a
 query (「福音の喜び」 in 使徒的勧告福音の喜び); a shorter one (新事, 神は愛) only as
@@ -112,7 +116,7 @@ class TitleIndex:
         found: list[Named] = []
         folded = " ".join(words)
         for key, document_id in self._unspaced.items():
-            letters = key.replace(" ", "")
+            letters = unicodedata.normalize("NFC", key.replace(" ", ""))
             if len(letters) >= MIN_UNSPACED_INSIDE:
                 at = folded.find(key)
             else:
