@@ -115,14 +115,14 @@ class TitleIndex:
             return [whole]
         found: list[Named] = []
         folded = " ".join(words)
-        for key, document_id in self._unspaced.items():
+        for key, unspaced_id in self._unspaced.items():
             letters = unicodedata.normalize("NFC", key.replace(" ", ""))
             if len(letters) >= MIN_UNSPACED_INSIDE:
                 at = folded.find(key)
             else:
                 at = folded.find(key) if key in words else -1
             if at >= 0:
-                found.append(Named(document_id, at, len(key)))
+                found.append(Named(unspaced_id, at, len(key)))
         if found:
             found.sort(key=lambda n: (n.start, -n.words))
             return list(dict.fromkeys(n.document_id for n in found))
