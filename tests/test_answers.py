@@ -44,6 +44,8 @@ TWINNED_SKILLS = {
     "diocese_lookup": "name",
     "person_lookup": "name",
     "saint_lookup": "name",
+    "document_search": "search",
+    "catholic_qa": "search",
 }
 OTHER_LANGUAGES = ("es", "pt", "it", "fr", "de", "pl", "ja", "ko", "zh-Hans", "zh-Hant", "vi", "tl")
 MIN_TWIN_SHARE = 0.80

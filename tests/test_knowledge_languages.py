@@ -172,3 +172,77 @@ def test_weights_that_are_not_the_pinned_file_are_refused(tmp_path: Path) -> Non
     # The English model's file is pinned the same way.
     assert local_embeddings._verified(local_embeddings.model_files().weights)
     assert not local_embeddings._verified(forged)
+
+
+def test_a_form_ending_in_equals_matches_a_whole_word_only() -> None:
+    cells = " | ".join(["x"] * 10 + ["pari="])
+    glossary = Glossary(parse(f"priest | {cells}\n"))
+    assert glossary.concepts("pwede bang magmisa ang pari?", "tl") == ["priest"]
+    assert glossary.concepts("Ano ang weather sa Paris bukas?", "tl") == []  # not "pari"
+
+
+@pytest.mark.parametrize(
+    ("question", "wrong"),
+    [
+        ("Ano ang weather sa Paris bukas?", "ordination of women, women priests"),  # tl pari=
+        ("orihinal na kasalanan", "marriage, divorce"),  # tl kasal= is not kasalanan
+        ("nauczanie Kościoła o aborcie", "cremation, ashes"),  # tl abo= is not aborcie
+        ("zgłaszanie wykorzystywania seksualnego przez duchownych", "Holy Spirit"),  # pl duch=
+        ("信教の自由についての教会の文書", "canon of scripture, books of the Bible"),  # 文書
+        ("tại sao linh mục không được lập gia đình?", "ordination of women, women priests"),
+    ],
+)
+def test_the_shipped_glossary_does_not_read_a_word_as_another(question: str, wrong: str) -> None:
+    from magisterium_a2a.skills.knowledge.glossary import builtin
+
+    assert not any(c.startswith(wrong) for c in builtin().concepts(question, None))
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("回勅 ラウダート・シ", "laudato-si"),  # a Japanese title inside a query
+        ("찬미받으소서 회칙", "laudato-si"),  # Korean, folded to jamo
+        ("《人类生命》通谕", "humanae-vitae"),  # a short Chinese title set apart by brackets
+        ("La alegría del Evangelio", "evangelii-gaudium"),
+        ("Die Freude des Evangeliums", "evangelii-gaudium"),
+    ],
+)
+async def test_a_document_named_as_the_language_names_it_comes_first(
+    h: Harness, query: str, expected: str
+) -> None:
+    token = await h.token(plan="enterprise", per_minute=1000)
+    assert result_ids(await search(h, token, query))[:1] == [expected]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "¿Quién es el mejor futbolista del mundo?",  # "mundo" glosses to world, as dozens hold
+        "¿Qué tiempo hará mañana en París?",  # "tiempo" glosses to time
+        "Ano ang weather sa Paris bukas?",
+    ],
+)
+async def test_a_foreign_question_that_shares_only_a_common_word_is_not_addressed(
+    h: Harness, question: str
+) -> None:
+    token = await h.token(plan="enterprise", qa_per_minute=1000)
+    parts = artifact_parts(await ask(h, token, question))
+    assert parts[0]["text"] == NOT_ADDRESSED
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("¿puede un católico ser masón?", "humanum-genus"),  # Freemasonry, not "Catholic"
+        ("Mundkommunion oder Handkommunion", "redemptionis-sacramentum"),
+        ("czy rozwodnicy w nowych związkach mogą przyjmować Komunię?", "familiaris-consortio"),
+    ],
+)
+async def test_a_foreign_question_is_answered_from_the_document_on_its_topic(
+    h: Harness, question: str, expected: str
+) -> None:
+    token = await h.token(plan="enterprise", qa_per_minute=1000)
+    parts = artifact_parts(await ask(h, token, question))
+    cited = [c["document_id"] for c in parts[1]["data"]["citations"]]
+    assert expected in cited[:3]

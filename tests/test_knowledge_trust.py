@@ -87,6 +87,37 @@ async def test_a_question_worded_unlike_its_source_is_answered_by_the_best_passa
     assert cited == ["divini-redemptoris"]
 
 
+async def test_a_framing_word_alone_does_not_make_a_source(h: Harness) -> None:
+    # "Catholic" frames the question; The Catholic School holds only that word and
+    # does not address it. Leo XIII's Humanum Genus (1884) is on Freemasonry.
+    _, cited, _ = await answer(h, "can a Catholic be a Freemason")
+    assert cited[:1] == ["humanum-genus"]
+    assert "the-catholic-school" not in cited
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # Familiaris Consortio 84; Amoris Laetitia ch. 8.
+        (
+            "can divorced and remarried Catholics receive communion",
+            {"familiaris-consortio", "amoris-laetitia"},
+        ),
+        # Dominus Iesus 13-16 (2000).
+        ("is Jesus the only way to salvation", {"dominus-iesus"}),
+        # Trent, Session IV (1546); Florence, the decree for the Copts (1442).
+        ("which books belong in the Bible", {"trent-session-iv", "florence"}),
+        # Summorum Pontificum (2007); Traditionis Custodes (2021).
+        ("can priests still say the Latin Mass", {"summorum-pontificum", "traditionis-custodes"}),
+    ],
+)
+async def test_a_question_in_readers_words_finds_the_document_on_it(
+    h: Harness, question: str, expected: set[str]
+) -> None:
+    _, cited, _ = await answer(h, question)
+    assert expected & set(cited[:3])
+
+
 async def test_a_misspelt_question_is_read_as_the_library_spells_it(h: Harness) -> None:
     _, cited, _ = await answer(h, "what does the chruch say about euthenasia")
     assert "iura-et-bona" in cited
@@ -205,3 +236,11 @@ def test_a_one_word_title_names_a_document_only_as_the_whole_query() -> None:
     assert index.named("Libertas") == ["libertas"]
     assert index.named("libertas and grace") == []
     assert index.named("what does dei verbum say about tradition") == ["dv"]
+
+
+def test_an_unspaced_name_is_found_inside_a_query_and_a_short_one_as_a_whole_word() -> None:
+    index = TitleIndex([("gaudium", "福音の喜び"), ("rerum", "新事"), ("lg", "教会憲章")])
+    assert index.named("使徒的勧告 福音の喜び") == ["gaudium"]
+    assert index.named("使徒的勧告福音の喜びについて") == ["gaudium"]
+    assert index.named("《新事》通谕") == ["rerum"]
+    assert index.named("新事物的发展") == []  # two letters inside a word name nothing

@@ -104,3 +104,20 @@ def aliases() -> dict[str, tuple[str, ...]]:
     """The other names of catalogue documents, by id (they stay valid when an
     operator ingests the full text under the same id)."""
     return {entry.id: entry.aliases for entry in load_entries() if entry.aliases}
+
+
+@functools.cache
+def names_in_languages() -> dict[str, tuple[str, ...]]:
+    """The catalogue's documents as each language's Catholic press names them
+    (``data/titles-i18n.yaml``: "La alegría del Evangelio", 「福音の喜び」), by id;
+    entries naming no catalogue document are left out."""
+    source = resources.files("magisterium_a2a.skills.data").joinpath("titles-i18n.yaml")
+    data = yaml.safe_load(source.read_text(encoding="utf-8")) or {}
+    known = {entry.id for entry in load_entries()}
+    found: dict[str, tuple[str, ...]] = {}
+    for document_id, by_language in data.items():
+        if document_id not in known or not isinstance(by_language, dict):
+            continue
+        names = [str(n) for forms in by_language.values() for n in (forms or [])]
+        found[str(document_id)] = tuple(dict.fromkeys(names))
+    return found

@@ -27,6 +27,17 @@ UNSPACED = frozenset({"ja", "ko", "zh"})
 particles cling to the word): forms match anywhere."""
 
 
+WHOLE_WORD = "="
+"""A form ending in ``=`` matches a whole word only: Tagalog "pari=" (priest) is not
+the start of "Paris"."""
+
+
+def _alternative(form: str) -> str:
+    if form.endswith(WHOLE_WORD):
+        return re.escape(form[: -len(WHOLE_WORD)]) + r"(?!\w)"
+    return re.escape(form)
+
+
 class GlossaryError(ValueError):
     """The glossary file is malformed; the message says where."""
 
@@ -76,7 +87,9 @@ class Glossary:
                 forms = [f for f in row.forms[lang] if f]
                 if not forms:
                     continue
-                alternatives = "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))
+                alternatives = "|".join(
+                    _alternative(f) for f in sorted(forms, key=len, reverse=True)
+                )
                 pattern = alternatives if lang in UNSPACED else rf"(?<!\w)(?:{alternatives})"
                 compiled.append((re.compile(pattern), row.english))
             self._patterns[lang] = compiled

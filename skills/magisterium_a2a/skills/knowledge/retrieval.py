@@ -60,7 +60,7 @@ from typing import Any, Literal
 
 from rapidfuzz import fuzz, process
 
-from magisterium_a2a.skills.knowledge.catalogue import aliases
+from magisterium_a2a.skills.knowledge.catalogue import aliases, names_in_languages
 from magisterium_a2a.skills.knowledge.embeddings import EmbeddingsError, VectorIndex
 from magisterium_a2a.skills.knowledge.glossary import builtin as builtin_glossary
 from magisterium_a2a.skills.knowledge.index import Ranked
@@ -400,6 +400,8 @@ class KnowledgeBase:
             known = aliases()
             given = [(d.id, d.title) for d in documents]
             given += [(d.id, name) for d in documents for name in known.get(d.id, ())]
+            translated = names_in_languages()
+            given += [(d.id, name) for d in documents for name in translated.get(d.id, ())]
             derived = [(d.id, name) for d in documents for name in derived_names(d.title, d.ref)]
             self._titles = TitleIndex(given, derived)
         return self._titles

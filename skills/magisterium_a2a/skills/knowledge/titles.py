@@ -14,6 +14,7 @@ two documents names neither.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -25,6 +26,15 @@ MAX_NAME_WORDS = 16
 # A one-word name ("Libertas") names a document only when it is the whole query:
 # inside a sentence a single word is as likely to be an ordinary word.
 MIN_WORDS_INSIDE_QUERY = 2
+_UNSPACED = re.compile(
+    "[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]"
+)
+"""Japanese, Chinese and Korean letters (Hangul as syllables or, folded, as jamo):
+scripts whose names are not counted in words."""
+MIN_UNSPACED_INSIDE = 4
+"""An unspaced-script name of this many letters names a document anywhere in a
+query (「福音の喜び」 in 使徒的勧告福音の喜び); a shorter one (新事, 神は愛) only as
+a whole word of it, set apart by spaces or brackets (《新事》通谕)."""
 
 
 def fold_name(text: str) -> str:
@@ -81,6 +91,7 @@ class TitleIndex:
                     self._names[key] = next(iter(ids))
                 else:
                     ambiguous.add(key)
+        self._unspaced = {k: v for k, v in self._names.items() if _UNSPACED.search(k)}
 
     def __len__(self) -> int:
         return len(self._names)
@@ -103,6 +114,18 @@ class TitleIndex:
         if whole is not None:
             return [whole]
         found: list[Named] = []
+        folded = " ".join(words)
+        for key, unspaced_id in self._unspaced.items():
+            letters = unicodedata.normalize("NFC", key.replace(" ", ""))
+            if len(letters) >= MIN_UNSPACED_INSIDE:
+                at = folded.find(key)
+            else:
+                at = folded.find(key) if key in words else -1
+            if at >= 0:
+                found.append(Named(unspaced_id, at, len(key)))
+        if found:
+            found.sort(key=lambda n: (n.start, -n.words))
+            return list(dict.fromkeys(n.document_id for n in found))
         position = 0
         while position < len(words):
             longest = min(MAX_NAME_WORDS, len(words) - position)

@@ -13,6 +13,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from magisterium_a2a.skills.knowledge.languages import language_of
+from magisterium_a2a.skills.knowledge.multilingual import LANGUAGES as MODEL_LANGUAGES
 from magisterium_a2a.skills.knowledge.query import strip_scaffolding
 from magisterium_a2a.skills.knowledge.retrieval import KnowledgeBase, PassageHit
 from magisterium_a2a.skills.qa.citations import Answer, check
@@ -51,6 +53,15 @@ passage speaks of communion received in the hand, one that only mentions the
 laying on of a hand does not address the question."""
 FRAMING = frozenset({"Church", "Catholic", "pope", "encyclical"})
 """Glossary concepts that frame a question rather than say what it asks."""
+COMMON_SHARE = 0.5
+COMMON_MIN = 4
+"""A glossed question's words held by at least this many candidates and more than
+this share of them, none of which the cross-lingual model finds, tell no passage
+apart."""
+FRAMING_WORDS = "Church Catholic Catholics pope popes encyclical"
+"""The same framing in an English question's own words: "can a Catholic be a
+Freemason" asks about Freemasonry, and a passage on the Catholic school that
+holds only "Catholic" does not address it. Dropped when other words remain."""
 FILLERS = frozenset({"get", "got", "make", "made", "still", "t", "s", "d", "ll", "re", "ve", "m"})
 """Words of a question's form that the index keeps ("how do I get", "can't")."""
 STEM_PREFIX = 4
@@ -91,10 +102,12 @@ class QAEngine:
         phrases of the entries it helps trigger, as specific as it is. A question in
         another language weighs the glossary's concepts it names instead: a row
         is held by any of its English phrases, and weighs as its rarest word."""
-        concepts = self.kb.concepts(query)
-        # "What does the pope say about…": who is asked is framing, not the topic.
-        concepts = [c for c in concepts if c not in FRAMING] or concepts
-        if concepts:
+        glossed = self.kb.concepts(query)
+        # "What does the pope say about…": who is asked is framing, not the topic;
+        # a question the glossary reads only as framing ("Was sagt die Kirche zur
+        # …?") asks something it cannot read, and no passage holds that.
+        concepts = [c for c in glossed if c not in FRAMING]
+        if glossed:
             found: Weighed = {}
             for concept in concepts:
                 phrases = [frozenset(self.kb.terms(p)) for p in concept.split(",")]
@@ -108,6 +121,8 @@ class QAEngine:
         terms = list(
             dict.fromkeys(fixed.get(t, t) for t in self.kb.terms(stripped) if t not in FILLERS)
         )
+        framing = set(self.kb.terms(FRAMING_WORDS))
+        terms = [t for t in terms if t not in framing] or terms
         weights = self.kb.rarity(terms)
         synonyms = self.kb.synonyms(" ".join(terms))
         own: Weighed = {}
@@ -163,6 +178,20 @@ class QAEngine:
             return near is not None and coverage >= SUPPORTED_COVERAGE and similarity >= near
 
         kept = [hit for hit in candidates if addresses(hit)]
+        if (
+            len(kept) >= COMMON_MIN
+            and len(kept) > COMMON_SHARE * len(candidates)
+            and all(hit.similarity is None for hit in kept)
+            and self.kb.concepts(query)
+            and language_of(query) in MODEL_LANGUAGES
+        ):
+            # A question in another language holds only what the glossary reads of
+            # it: when most candidates hold those words and the cross-lingual model
+            # finds none of them ("the best footballer in the world" holds "world",
+            # as a dozen documents do), they share a word, not the question. Only
+            # for a language the model was trained on: in another its silence
+            # says nothing.
+            return []
         if kept or not candidates or near is None:
             return kept
         # Nothing holds the question's words: the best-ranked passage alone may
