@@ -70,6 +70,12 @@ def main() -> int:
         "directory with built-in data only, the clock at 2026-12-01 12:00 UTC. Floors "
         "(tests/test_answers.py): 95% per skill, 97% overall, 90% per language.",
         "",
+        "Each miss gives what its checks found, the case's `why` where it has one, and its "
+        "source. Why the `catholic_qa` and `document_search` misses in other languages happen, "
+        "class by class (a description that is no name, a glossed word that misleads, a short "
+        'phrase routed as English), is in `bench/RESULTS-knowledge.md`, section "Search twins '
+        'in twelve languages".',
+        "",
     ]
     for title, directory in SETS.items():
         started = time.perf_counter()
