@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import threading
 import tomllib
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -14,6 +15,7 @@ from typing import Any
 
 import pytest
 import redis as redis_sync
+import romcal
 
 from magisterium_a2a.server.config import Settings
 from tests.support import ROOT, AllSettings, Harness, a2a_schema, harness
@@ -22,22 +24,104 @@ REDIS_URL = "redis://127.0.0.1:6379/9"
 PLUGIN_SRC = ROOT / "tests" / "plugins"
 
 
-# The modules whose fixtures take longest (a fresh virtual environment, a corpus
-# embedded by the model, real server processes) are collected first, so that under
-# `make test`'s parallel workers none of them starts last and runs on alone. The
-# order of the tests within a module is kept.
+# `make test` runs the suite on pytest-xdist's workers with `--dist loadgroup`: every
+# module is one unit of work (one worker runs all of it, so its module fixtures are built
+# once), except the golden set, whose units are its skills (tests/test_answers.py marks
+# them). The units go out in the order below, longest first, so that none of the long
+# ones starts last and runs on alone; `--no-loadscope-reorder` keeps xdist from putting
+# the modules with the most tests first instead. The order of the tests within a unit
+# is kept.
 SLOW_FIRST = (
     "tests/test_deploy.py",
-    "tests/test_knowledge_semantic.py",
+    "tests/conformance/test_tck.py",
     "tests/test_processes.py",
-    "tests/test_hot_path.py",
+    "tests/conformance/test_card_resolvers.py",
+    "tests/conformance/test_oauth_clients.py",
+    "tests/test_testmode_cli.py",
+    "tests/test_read_deadline.py",
     "tests/conformance/test_playground.py",
+    "tests/test_knowledge_semantic.py",
+    "tests/test_fuzz.py",
+    "tests/test_doctor.py",
+    "tests/test_oauth_limits.py",
+    "tests/test_language.py",
+    "tests/test_popes.py",
 )
+GOLDEN = "tests/test_answers.py"
 
 
+def _group(item: pytest.Item) -> str:
+    marks = [m.args[0] for m in item.iter_markers("xdist_group") if m.args]
+    return marks[0] if marks else item.nodeid.partition("::")[0]
+
+
+def _rank(item: pytest.Item) -> tuple[int, int]:
+    module = item.nodeid.partition("::")[0]
+    if module in SLOW_FIRST:
+        return (0, SLOW_FIRST.index(module))
+    if module == GOLDEN:
+        # The golden set's skills right after the slowest modules; its checks over
+        # every skill at once (they read what the skills' units found) at the very end.
+        return (1, 0) if _group(item) != module else (3, 0)
+    return (2, 0)
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    rank = {name: i for i, name in enumerate(SLOW_FIRST)}
-    items.sort(key=lambda item: rank.get(item.nodeid.partition("::")[0], len(SLOW_FIRST)))
+    for item in items:
+        if not any(m.args for m in item.iter_markers("xdist_group")):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.partition("::")[0]))
+    items.sort(key=_rank)
+
+
+class _SharedRomcal:
+    """One romcal calendar of one configuration, shared by every app a test process
+    builds, with the years it has computed.
+
+    The in-process harness builds the whole app, and with it the liturgy engine, for
+    each test: two calendars of two romcal objects each, and each of their years, the
+    same every time (about 0.3 s of CPU per app). romcal's objects hold only their
+    configuration and the calendars they return are read, never changed, so a test
+    process builds each configuration and each year once; what the app does with them
+    is unchanged. (A server process builds its engine once; this is for the tests.)"""
+
+    def __init__(self, inner: romcal.Romcal) -> None:
+        self._inner = inner
+        self._years: dict[int, Any] = {}
+        self._lock = threading.Lock()
+
+    def liturgical_calendar(self, year: int) -> Any:
+        with self._lock:
+            if year not in self._years:
+                self._years[year] = self._inner.liturgical_calendar(year)
+            return self._years[year]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _shared_romcal() -> Iterator[None]:
+    real = romcal.Romcal
+    built: dict[tuple[Any, ...], tuple[_SharedRomcal, list[Any]]] = {}
+    lock = threading.Lock()
+
+    def shared(**options: Any) -> _SharedRomcal:
+        # The definitions and resources are romcal's bundled objects, read once per
+        # process; the key names them by identity and the entry keeps them alive.
+        definitions = list(options.get("calendar_definitions") or ())
+        resources = list(options.get("resources") or ())
+        plain = {k: v for k, v in options.items() if k not in {"calendar_definitions", "resources"}}
+        key = (*sorted(plain.items()), tuple(map(id, definitions)), tuple(map(id, resources)))
+        held = [*definitions, *resources]
+        with lock:
+            if key not in built:
+                built[key] = (_SharedRomcal(real(**options)), held)
+            return built[key][0]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(romcal, "Romcal", shared)
+        yield
 
 
 @pytest.fixture(autouse=True)
