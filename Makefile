@@ -6,10 +6,10 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 # Test processes (pytest-xdist) beside the main one; 1 runs the suite in one process.
 # Four keep a 2-core machine busy while tests wait on the servers they start. Each module
-# is one unit of work, the golden set's skills are one each, and the units go out in
-# tests/conftest.py's order (longest first), not xdist's (most tests first).
+# is one unit of work, the golden set's skills are one each (tests/conftest.py), and the
+# units go out in conftest's order (longest first), not xdist's (most tests first).
 WORKERS ?= 4
-XDIST := -n $(WORKERS) --dist loadgroup --no-loadscope-reorder
+XDIST := -n $(WORKERS) --dist loadscope --no-loadscope-reorder
 
 # constraints.txt pins the versions CI tested; `make lock` renews it after a dependency changes.
 CONSTRAINTS := -c constraints.txt

@@ -24,13 +24,13 @@ REDIS_URL = "redis://127.0.0.1:6379/9"
 PLUGIN_SRC = ROOT / "tests" / "plugins"
 
 
-# `make test` runs the suite on pytest-xdist's workers with `--dist loadgroup`: every
-# module is one unit of work (one worker runs all of it, so its module fixtures are built
-# once), except the golden set, whose units are its skills (tests/test_answers.py marks
-# them). The units go out in the order below, longest first, so that none of the long
-# ones starts last and runs on alone; `--no-loadscope-reorder` keeps xdist from putting
-# the modules with the most tests first instead. The order of the tests within a unit
-# is kept.
+# `make test` runs the suite on pytest-xdist's workers with `--dist loadscope`: each module
+# is one unit of work (one worker runs all of it, so its module fixtures are built once),
+# except the golden set (tests/test_answers.py), whose skills are one unit each, as are
+# its checks over every skill at once and its held-out sets (see _Units). The units go out
+# in the order below, longest first, so that none of the long ones starts last and runs on
+# alone; `--no-loadscope-reorder` keeps xdist from putting the modules with the most tests
+# first instead. The order of the tests within a unit is kept.
 SLOW_FIRST = (
     "tests/test_deploy.py",
     "tests/conformance/test_tck.py",
@@ -38,40 +38,53 @@ SLOW_FIRST = (
     "tests/conformance/test_card_resolvers.py",
     "tests/conformance/test_oauth_clients.py",
     "tests/test_testmode_cli.py",
-    "tests/test_read_deadline.py",
-    "tests/conformance/test_playground.py",
     "tests/test_knowledge_semantic.py",
+    "tests/conformance/test_playground.py",
+    "tests/test_read_deadline.py",
     "tests/test_fuzz.py",
-    "tests/test_doctor.py",
-    "tests/test_oauth_limits.py",
     "tests/test_language.py",
-    "tests/test_popes.py",
 )
 GOLDEN = "tests/test_answers.py"
+GOLDEN_UNITS = (
+    "test_each_skill_is_above_the_floor",  # one unit per skill
+    "test_overall_and_every_language_above_the_floor",
+    "test_the_held_out_sets_are_above_the_same_floors",
+)
 
 
-def _group(item: pytest.Item) -> str:
-    marks = [m.args[0] for m in item.iter_markers("xdist_group") if m.args]
-    return marks[0] if marks else item.nodeid.partition("::")[0]
+def unit_of(nodeid: str) -> str | None:
+    """The golden set's unit of a test, None for a test of loadscope's own units."""
+    module, _, rest = nodeid.partition("::")
+    name, _, param = rest.partition("[")
+    if module != GOLDEN or name not in GOLDEN_UNITS:
+        return None
+    return f"{module}::{param.rstrip(']')}" if name == GOLDEN_UNITS[0] else f"{module}::{name}"
 
 
 def _rank(item: pytest.Item) -> tuple[int, int]:
     module = item.nodeid.partition("::")[0]
     if module in SLOW_FIRST:
         return (0, SLOW_FIRST.index(module))
-    if module == GOLDEN:
-        # The golden set's skills right after the slowest modules; its checks over
-        # every skill at once (they read what the skills' units found) at the very end.
-        return (1, 0) if _group(item) != module else (3, 0)
+    if unit_of(item.nodeid) is not None:
+        return (1, 0)  # the golden set's units, right after the slowest modules
     return (2, 0)
 
 
-@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        if not any(m.args for m in item.iter_markers("xdist_group")):
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.partition("::")[0]))
     items.sort(key=_rank)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """loadscope's scheduler, with the golden set's units of its own."""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class _Units(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return unit_of(nodeid) or super()._split_scope(nodeid)
+
+    return _Units(config, log)
 
 
 class _SharedRomcal:

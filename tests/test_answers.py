@@ -63,8 +63,8 @@ HELDOUT_DIRS = [CASES_DIR.parent / "heldout", CASES_DIR.parent / "heldout2"]
 # The set is asked in chunks, one per skill and language, each through the real app in
 # this process, as ``python -m bench.answers`` asks it (one app per process, its clock at
 # the set's NOW, built-in data, no A2A_* settings). Under `make test`'s xdist workers each
-# skill's floor is one unit of work on a worker of its own (conftest's ordering sends
-# them out early), and the checks over every skill at once run on one more: whichever of
+# skill's floor is one unit of work (tests/conftest.py's scheduler, which sends them out
+# early), and the checks over every skill at once are one more: whichever of
 # them reaches a chunk first asks it, under a file lock in the run's shared temporary
 # directory, and keeps its outcomes there; the others read them. No case is asked twice
 # in a run, and none is left out: a check asks every chunk it needs that nobody has.
@@ -337,9 +337,7 @@ def test_the_judge_reads_the_first_n_items_and_any_of_several_values() -> None:
 SKILLS = sorted({c.skill for c in _cases()})
 
 
-@pytest.mark.parametrize(
-    "skill", [pytest.param(s, marks=pytest.mark.xdist_group(f"golden-{s}")) for s in SKILLS]
-)
+@pytest.mark.parametrize("skill", SKILLS)
 def test_each_skill_is_above_the_floor(golden_store: Path, skill: str) -> None:
     outcomes = golden(golden_store, skill)
     skills, _, _ = figures(outcomes)
@@ -347,7 +345,6 @@ def test_each_skill_is_above_the_floor(golden_store: Path, skill: str) -> None:
     assert skills.share(skill) >= SKILL_FLOOR, _report(misses)
 
 
-@pytest.mark.xdist_group("golden-all")
 def test_overall_and_every_language_above_the_floor(golden_store: Path) -> None:
     outcomes = golden(golden_store)
     _, langs, overall = figures(outcomes)
@@ -364,7 +361,6 @@ def test_every_held_out_case_names_its_source() -> None:
         assert all(len(c.source) >= 8 for c in cases)
 
 
-@pytest.mark.xdist_group("golden-heldout")
 def test_the_held_out_sets_are_above_the_same_floors(heldout: list[Outcome]) -> None:
     skills, langs, overall = figures(heldout)
     misses = [o for o in heldout if not o.right]
