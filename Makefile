@@ -60,7 +60,10 @@ typecheck: $(VENV)/.installed-dev
 unit: $(VENV)/.installed-dev
 	$(BIN)/pytest $(if $(filter 1,$(WORKERS)),,$(XDIST))
 
-test: lint typecheck unit
+# ruff and mypy beside the suite (a few lines of their output may come among pytest's):
+# the suite's first minutes wait on installs and servers, and the two fit in there.
+test: $(VENV)/.installed-dev
+	$(MAKE) --no-print-directory -j3 lint typecheck unit
 
 lock: $(VENV)/.installed-dev
 	$(BIN)/pip-compile --quiet --extra dev --extra semantic --strip-extras --no-emit-index-url --no-emit-find-links \

@@ -189,7 +189,7 @@ def _report(misses: list[Outcome]) -> str:
 
 
 def test_every_case_names_its_source_and_valid_checks() -> None:
-    cases = load()
+    cases = list(_cases())  # load(), once per process
     assert cases
     assert all(len(c.source) >= 8 for c in cases)
 
@@ -201,7 +201,7 @@ def test_a_case_without_a_source_is_refused(tmp_path: Path) -> None:
 
 
 def test_the_golden_set_is_large_enough() -> None:
-    cases = load()
+    cases = list(_cases())
     per_skill = Counter(c.skill for c in cases)
     assert len(cases) >= MIN_CASES, len(cases)
     small = {skill: n for skill, n in per_skill.items() if n < MIN_PER_SKILL}
@@ -211,7 +211,7 @@ def test_the_golden_set_is_large_enough() -> None:
 
 
 def test_each_language_has_twins_of_most_english_date_name_and_search_cases() -> None:
-    cases = load()
+    cases = list(_cases())
     found = twins(cases)
     short = {}
     for skill in TWINNED_SKILLS:
