@@ -74,6 +74,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=_rank)
 
 
+@pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """loadscope's scheduler, with the golden set's units of its own."""
     if config.getvalue("dist") != "loadscope":
