@@ -5,8 +5,11 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 # Test processes (pytest-xdist) beside the main one; 1 runs the suite in one process.
-# Four keep a 2-core machine busy while tests wait on the servers they start.
+# Four keep a 2-core machine busy while tests wait on the servers they start. Each module
+# is one unit of work, the golden set's skills are one each (tests/conftest.py), and the
+# units go out in conftest's order (longest first), not xdist's (most tests first).
 WORKERS ?= 4
+XDIST := -n $(WORKERS) --dist loadscope --no-loadscope-reorder
 
 # constraints.txt pins the versions CI tested; `make lock` renews it after a dependency changes.
 CONSTRAINTS := -c constraints.txt
@@ -55,9 +58,12 @@ typecheck: $(VENV)/.installed-dev
 	$(BIN)/mypy --strict app skills
 
 unit: $(VENV)/.installed-dev
-	$(BIN)/pytest $(if $(filter 1,$(WORKERS)),,-n $(WORKERS) --dist loadscope)
+	$(BIN)/pytest $(if $(filter 1,$(WORKERS)),,$(XDIST))
 
-test: lint typecheck unit
+# ruff and mypy beside the suite (a few lines of their output may come among pytest's):
+# the suite's first minutes wait on installs and servers, and the two fit in there.
+test: $(VENV)/.installed-dev
+	$(MAKE) --no-print-directory -j3 lint typecheck unit
 
 lock: $(VENV)/.installed-dev
 	$(BIN)/pip-compile --quiet --extra dev --extra semantic --strip-extras --no-emit-index-url --no-emit-find-links \

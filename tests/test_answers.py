@@ -9,9 +9,19 @@ the same floors: ``python -m bench.answers --dir bench/answers/heldout``."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import fcntl
+import itertools
+import os
+import pickle
+import shutil
+import tempfile
 from collections import Counter
+from collections.abc import Iterable, Iterator
+from functools import cache
 from pathlib import Path
 
+import httpx
 import pytest
 
 from bench.answers.golden import (
@@ -19,10 +29,12 @@ from bench.answers.golden import (
     Case,
     CaseError,
     Outcome,
+    _ask,
     figures,
     judge,
     load,
     run,
+    running_app,
     twins,
 )
 
@@ -52,9 +64,124 @@ MIN_TWIN_SHARE = 0.80
 HELDOUT_DIRS = [CASES_DIR.parent / "heldout", CASES_DIR.parent / "heldout2"]
 
 
-@pytest.fixture(scope="module")
-def outcomes() -> list[Outcome]:
-    return asyncio.run(run(load()))
+# -- running the golden set -------------------------------------------------------------
+#
+# The set is asked in chunks, one per skill and language, each through the real app in
+# this process, as ``python -m bench.answers`` asks it (one app per process, its clock at
+# the set's NOW, built-in data, no A2A_* settings). Under `make test`'s xdist workers each
+# skill's floor is one unit of work (tests/conftest.py's scheduler, which sends them out
+# early), and the checks over every skill at once are one more: whichever of
+# them reaches a chunk first asks it, under a file lock in the run's shared temporary
+# directory, and keeps its outcomes there; the others read them. No case is asked twice
+# in a run, and none is left out: a check asks every chunk it needs that nobody has.
+
+
+@cache
+def _cases(directory: Path = CASES_DIR) -> tuple[Case, ...]:
+    return tuple(load(directory))
+
+
+def _chunks(cases: Iterable[Case]) -> dict[str, list[Case]]:
+    chunks: dict[str, list[Case]] = {}
+    for case in cases:
+        chunks.setdefault(f"{case.skill}.{case.lang}", []).append(case)
+    return chunks
+
+
+class _GoldenApp:
+    """The app the chunks are asked through: built on the first chunk this process
+    asks, on a loop of its own, and kept until the process ends."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._app: contextlib.AbstractAsyncContextManager[tuple[httpx.AsyncClient, str]]
+        self._client: httpx.AsyncClient | None = None
+        self._token = ""
+        self._scratch = ""
+        self._numbers = itertools.count()
+
+    def ask(self, cases: list[Case]) -> list[Outcome]:
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+            self._scratch = tempfile.mkdtemp(prefix="golden-")
+            self._app = running_app(Path(self._scratch))
+            self._client, self._token = self._loop.run_until_complete(self._app.__aenter__())
+        client, loop = self._client, self._loop
+        assert client is not None
+
+        async def ask_all() -> list[Outcome]:
+            return [await _ask(client, self._token, c, next(self._numbers)) for c in cases]
+
+        return loop.run_until_complete(ask_all())
+
+    def close(self) -> None:
+        if self._loop is not None:
+            self._loop.run_until_complete(self._app.__aexit__(None, None, None))
+            self._loop.close()
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._loop = self._client = None
+
+
+_APP = _GoldenApp()
+
+
+@pytest.fixture(scope="session")
+def golden_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Where this run's chunks are kept: the temporary directory every xdist worker of
+    the run shares (its parent of each worker's own), or this process's own."""
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    store = root / "golden-outcomes"
+    store.mkdir(exist_ok=True)
+    yield store
+    _APP.close()
+
+
+@contextlib.contextmanager
+def _locked(store: Path, name: str, *, wait: bool) -> Iterator[bool]:
+    with (store / f"{name}.lock").open("w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _chunk(store: Path, name: str, cases: list[Case], *, wait: bool) -> list[Outcome] | None:
+    """The chunk's outcomes, asked here unless kept already; None if another process
+    is asking it and ``wait`` is false."""
+    kept = store / f"{name}.pickle"
+    with _locked(store, name, wait=wait) as mine:
+        if not mine:
+            return None
+        if not kept.exists():
+            outcomes = _APP.ask(cases)
+            kept.write_bytes(pickle.dumps(outcomes))
+            return outcomes
+        loaded: list[Outcome] = pickle.loads(kept.read_bytes())
+        return loaded
+
+
+def golden(store: Path, skill: str | None = None) -> list[Outcome]:
+    """The outcomes of every case (of one skill), in the set's order: the chunks no
+    one is asking first, then those another process is still asking."""
+    cases = [c for c in _cases() if skill is None or c.skill == skill]
+    chunks = _chunks(cases)
+    found: dict[str, list[Outcome]] = {}
+    for wait in (False, True):
+        for name, chunk in chunks.items():
+            if name not in found:
+                outcomes = _chunk(store, name, chunk, wait=wait)
+                if outcomes is not None:
+                    found[name] = outcomes
+    asked = {name: iter(outcomes) for name, outcomes in found.items()}
+    ordered = [next(asked[f"{c.skill}.{c.lang}"]) for c in cases]
+    assert [o.case for o in ordered] == cases
+    return ordered
 
 
 @pytest.fixture(scope="module", params=HELDOUT_DIRS, ids=lambda d: d.name)
@@ -68,7 +195,7 @@ def _report(misses: list[Outcome]) -> str:
 
 
 def test_every_case_names_its_source_and_valid_checks() -> None:
-    cases = load()
+    cases = list(_cases())  # load(), once per process
     assert cases
     assert all(len(c.source) >= 8 for c in cases)
 
@@ -80,7 +207,7 @@ def test_a_case_without_a_source_is_refused(tmp_path: Path) -> None:
 
 
 def test_the_golden_set_is_large_enough() -> None:
-    cases = load()
+    cases = list(_cases())
     per_skill = Counter(c.skill for c in cases)
     assert len(cases) >= MIN_CASES, len(cases)
     small = {skill: n for skill, n in per_skill.items() if n < MIN_PER_SKILL}
@@ -90,7 +217,7 @@ def test_the_golden_set_is_large_enough() -> None:
 
 
 def test_each_language_has_twins_of_most_english_date_name_and_search_cases() -> None:
-    cases = load()
+    cases = list(_cases())
     found = twins(cases)
     short = {}
     for skill in TWINNED_SKILLS:
@@ -213,14 +340,19 @@ def test_the_judge_reads_the_first_n_items_and_any_of_several_values() -> None:
     assert "holds none of ['c']" in misses[0]
 
 
-@pytest.mark.parametrize("skill", sorted({c.skill for c in load()}))
-def test_each_skill_is_above_the_floor(outcomes: list[Outcome], skill: str) -> None:
+SKILLS = sorted({c.skill for c in _cases()})
+
+
+@pytest.mark.parametrize("skill", SKILLS)
+def test_each_skill_is_above_the_floor(golden_store: Path, skill: str) -> None:
+    outcomes = golden(golden_store, skill)
     skills, _, _ = figures(outcomes)
     misses = [o for o in outcomes if o.case.skill == skill and not o.right]
     assert skills.share(skill) >= SKILL_FLOOR, _report(misses)
 
 
-def test_overall_and_every_language_above_the_floor(outcomes: list[Outcome]) -> None:
+def test_overall_and_every_language_above_the_floor(golden_store: Path) -> None:
+    outcomes = golden(golden_store)
     _, langs, overall = figures(outcomes)
     misses = [o for o in outcomes if not o.right]
     assert overall.share("all") >= OVERALL_FLOOR, _report(misses)

@@ -38,6 +38,9 @@ MCP_SDK = "mcp==2.3.0"
 
 CHROMIUM = Path("/usr/bin/chromium")
 INSTALL_TIMEOUT = 900
+# pip without byte-compiling every module it installs (most of an install's CPU): a
+# client compiles what it imports, once, as it imports it.
+QUIET = ("--quiet", "--no-compile")
 
 
 def require(available: bool, reason: str) -> None:
@@ -91,7 +94,7 @@ def python_env(requirement: str) -> Path:
         if not marker.exists():
             shutil.rmtree(target, ignore_errors=True)
             _run([sys.executable, "-m", "venv", target])
-            pip = [python, "-m", "pip", "--disable-pip-version-check", "install", "--quiet"]
+            pip = [python, "-m", "pip", "--disable-pip-version-check", "install", *QUIET]
             _run([*pip, requirement])
             marker.write_text(requirement + "\n")
     return python
@@ -122,7 +125,7 @@ def tck_env() -> tuple[Path, Path]:
             for path in [source, *source.rglob("*")]:
                 path.chmod(path.stat().st_mode | 0o200)
             _run([sys.executable, "-m", "venv", target / "venv"])
-            pip = [python, "-m", "pip", "--disable-pip-version-check", "install", "--quiet"]
+            pip = [python, "-m", "pip", "--disable-pip-version-check", "install", *QUIET]
             _run([*pip, "-e", source, "python-dotenv"])
             marker.write_text(f"{TCK_SOURCE} {snapshot}\n")
     return python, source
