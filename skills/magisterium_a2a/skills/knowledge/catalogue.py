@@ -112,7 +112,7 @@ def names_in_languages() -> dict[str, tuple[str, ...]]:
     (``data/titles-i18n.yaml``: "La alegría del Evangelio", 「福音の喜び」), by id;
     entries naming no catalogue document are left out."""
     source = resources.files("magisterium_a2a.skills.data").joinpath("titles-i18n.yaml")
-    data = yaml.safe_load(source.read_text(encoding="utf-8")) or {}
+    data = yaml.load(source.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader) or {}
     known = {entry.id for entry in load_entries()}
     found: dict[str, tuple[str, ...]] = {}
     for document_id, by_language in data.items():

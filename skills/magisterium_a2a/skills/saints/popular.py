@@ -10,6 +10,9 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+# libyaml when PyYAML has it (its wheels do): ten times faster than the pure-Python reader
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 
 class Popular(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -35,4 +38,4 @@ class Popular(BaseModel):
 @cache
 def popular_saints() -> tuple[Popular, ...]:
     text = files("magisterium_a2a.skills").joinpath("data/saints-popular.yaml").read_text("utf-8")
-    return tuple(Popular.model_validate(row) for row in yaml.safe_load(text))
+    return tuple(Popular.model_validate(row) for row in yaml.load(text, Loader=_LOADER))
