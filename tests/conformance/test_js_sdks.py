@@ -2,7 +2,8 @@
 against a real server process: the 0.3.x line (native A2A v0.3), and the 1.x
 line on its own (A2A 1.0, no compatibility layer) and, held to the card's v0.3
 interface, through its ``legacyCompat`` option. Each is installed once into its
-own npm prefix under ``.cache/conformance/``, never into the repository root."""
+own npm prefix in the user's cache (``tests/conformance/toolchains.py``), never
+into the repository root."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """The official Python SDK, newest 1.x line, against a real server process.
 
 It cannot share the test venv with the 0.3 line, so it runs in its own venv
-(built once with pip, kept under ``.cache/conformance/``) as a probe script.
+(built once with pip, kept in the user's cache: ``tests/conformance/toolchains.py``)
+as a probe script.
 
 On its own it reads the card, takes the card's A2A 1.0 interface and speaks
 1.0 (no compatibility layer): send, get, list, the extended card, and a cancel

@@ -3,7 +3,7 @@ category with the JSON-RPC transport, against a real server process, twice.
 
 Both runs make exactly the selection ``run_tck.py --category mandatory
 --transports jsonrpc`` makes, with a JSON report, in a venv of its own under
-``.cache/conformance/``. By hand, with a server running::
+the user's cache (``tests/conformance/toolchains.py``). By hand, with a server running::
 
     A2A_AUTH_HEADERS='{"Authorization": "Bearer <token>", "A2A-Version": "1.0"}' \\
         python run_tck.py --sut-url http://127.0.0.1:8000/api/v1/a2a \\

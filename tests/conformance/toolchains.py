@@ -1,8 +1,12 @@
 """The clients nobody on this team wrote, installed once and kept.
 
-Each client lives in its own directory under ``.cache/conformance/`` (ignored
-by git), named for the exact versions it holds: a Python virtual environment
-built with pip from PyPI, or an npm prefix. A directory counts only once its
+Each client lives in its own directory under the user's cache
+(``$XDG_CACHE_HOME/magisterium-a2a/conformance/``, by default
+``~/.cache/magisterium-a2a/conformance/``; ``MAGISTERIUM_A2A_TEST_CACHE`` names
+another), beside pip's own cache, so that every clone and worktree on a machine
+installs each client once: named for the exact versions it holds and the
+interpreter that built it, a Python virtual environment built with pip from
+PyPI, or an npm prefix. A directory counts only once its
 ``.complete`` marker exists, so an interrupted install is redone, and a file
 lock keeps two test runs from building the same one at once. Bumping a pinned
 version below builds a new directory beside the old one.
@@ -24,9 +28,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import ROOT, SHARED
+from tests.support import SHARED
 
-CACHE = ROOT / ".cache" / "conformance"
+CACHE = (
+    Path(os.environ["MAGISTERIUM_A2A_TEST_CACHE"])
+    if os.environ.get("MAGISTERIUM_A2A_TEST_CACHE")
+    else Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    / "magisterium-a2a"
+    / "conformance"
+)
+# A virtual environment links to the interpreter that made it: one made by another
+# Python of the same version (another pyenv build, the system's) is another directory.
+INTERPRETER = hashlib.sha256(os.path.realpath(sys.base_prefix).encode()).hexdigest()[:8]
 TCK_SOURCE = SHARED / "refdata" / "a2a-tck-1.0"
 
 # The newest release of each line on the day these tests were written.
@@ -85,7 +98,7 @@ def _run(args: Sequence[str | Path], cwd: Path | None = None) -> None:
 
 def python_env(requirement: str) -> Path:
     """The interpreter of a virtual environment holding ``requirement``."""
-    version = f"py{sys.version_info.major}{sys.version_info.minor}"
+    version = f"py{sys.version_info.major}{sys.version_info.minor}-{INTERPRETER}"
     name = f"{_slug(requirement)}-{version}"
     target = CACHE / name
     python = target / "bin" / "python"
@@ -113,7 +126,7 @@ def tck_env() -> tuple[Path, Path]:
     snapshot = hashlib.sha256(
         (TCK_SOURCE / "SOURCE.md").read_bytes() + (TCK_SOURCE / "pyproject.toml").read_bytes()
     ).hexdigest()[:12]
-    version = f"py{sys.version_info.major}{sys.version_info.minor}"
+    version = f"py{sys.version_info.major}{sys.version_info.minor}-{INTERPRETER}"
     name = f"a2a-tck-1.0-{snapshot}-{version}"
     target = CACHE / name
     source, python = target / "src", target / "venv" / "bin" / "python"
