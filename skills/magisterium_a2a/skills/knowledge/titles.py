@@ -37,6 +37,11 @@ query (「福音の喜び」 in 使徒的勧告福音の喜び); a shorter one (
 a whole word of it, set apart by spaces or brackets (《新事》通谕)."""
 
 
+def _letters(name: str) -> int:
+    """How many letters a folded name has, Hangul counted as syllables again."""
+    return len(unicodedata.normalize("NFC", name.replace(" ", "")))
+
+
 def fold_name(text: str) -> str:
     """The form names are compared in: lower case, no accents, words separated by
     single spaces, apostrophes and punctuation gone."""
@@ -91,7 +96,13 @@ class TitleIndex:
                     self._names[key] = next(iter(ids))
                 else:
                     ambiguous.add(key)
-        self._unspaced = {k: v for k, v in self._names.items() if _UNSPACED.search(k)}
+        # The names in unspaced scripts, each with whether it is long enough to be found
+        # anywhere in a query (decided once here, not per query).
+        self._unspaced = tuple(
+            (name, document_id, _letters(name) >= MIN_UNSPACED_INSIDE)
+            for name, document_id in self._names.items()
+            if _UNSPACED.search(name)
+        )
 
     def __len__(self) -> int:
         return len(self._names)
@@ -115,12 +126,8 @@ class TitleIndex:
             return [whole]
         found: list[Named] = []
         folded = " ".join(words)
-        for key, unspaced_id in self._unspaced.items():
-            letters = unicodedata.normalize("NFC", key.replace(" ", ""))
-            if len(letters) >= MIN_UNSPACED_INSIDE:
-                at = folded.find(key)
-            else:
-                at = folded.find(key) if key in words else -1
+        for key, unspaced_id, anywhere in self._unspaced:
+            at = folded.find(key) if anywhere or key in words else -1
             if at >= 0:
                 found.append(Named(unspaced_id, at, len(key)))
         if found:

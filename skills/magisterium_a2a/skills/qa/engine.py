@@ -90,6 +90,7 @@ class QAEngine:
         self.kb = kb
         self.provider = provider
         self.sources = sources
+        self._framing = frozenset(kb.terms(FRAMING_WORDS))
 
     async def query_for(self, question: str, conversation: Sequence[Turn]) -> str:
         if not conversation:
@@ -121,8 +122,7 @@ class QAEngine:
         terms = list(
             dict.fromkeys(fixed.get(t, t) for t in self.kb.terms(stripped) if t not in FILLERS)
         )
-        framing = set(self.kb.terms(FRAMING_WORDS))
-        terms = [t for t in terms if t not in framing] or terms
+        terms = [t for t in terms if t not in self._framing] or terms
         weights = self.kb.rarity(terms)
         synonyms = self.kb.synonyms(" ".join(terms))
         own: Weighed = {}
