@@ -177,9 +177,17 @@ def npm_prefix(packages: Sequence[str]) -> Path:
     return target
 
 
+# The modules every probe may import (``./plan.mjs``), copied beside it.
+PROBE_HELPERS = tuple(
+    Path(__file__).resolve().parent / "probes" / name for name in ("plan.mjs", "bearer.mjs")
+)
+
+
 def node_script(prefix: Path, script: Path) -> Path:
-    """A copy of ``script`` inside ``prefix``, so its imports resolve there."""
-    copy = prefix / script.name
-    if not copy.exists() or copy.read_bytes() != script.read_bytes():
-        shutil.copyfile(script, copy)
-    return copy
+    """A copy of ``script`` inside ``prefix``, with the probes' helpers, so its
+    imports resolve there."""
+    for source in (*PROBE_HELPERS, script):
+        copy = prefix / source.name
+        if not copy.exists() or copy.read_bytes() != source.read_bytes():
+            shutil.copyfile(source, copy)
+    return prefix / script.name

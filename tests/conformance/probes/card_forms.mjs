@@ -12,20 +12,12 @@ import {
   ClientFactoryOptions,
   DefaultAgentCardResolver,
   JsonRpcTransportFactory,
-  createAuthenticatingFetchWithRetry,
 } from '@a2a-js/sdk/client';
+import { readPlan } from './plan.mjs';
+import { bearerFetch } from './bearer.mjs';
 
-async function readStdin() {
-  const chunks = [];
-  for await (const chunk of process.stdin) chunks.push(chunk);
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-}
-
-const plan = await readStdin();
-const fetchImpl = createAuthenticatingFetchWithRetry(fetch, {
-  headers: async () => ({ Authorization: `Bearer ${plan.tokens.pro}` }),
-  shouldRetryWithHeaders: async () => undefined,
-});
+const plan = await readPlan();
+const fetchImpl = bearerFetch(plan.tokens.pro);
 
 // The card fetch with the form's A2A-Version, whatever the resolver asked for.
 function cardFetch(form) {

@@ -8,21 +8,9 @@ import {
   ClientFactoryOptions,
   JsonRpcTransport,
   JsonRpcTransportFactory,
-  createAuthenticatingFetchWithRetry,
 } from '@a2a-js/sdk/client';
-
-async function readStdin() {
-  const chunks = [];
-  for await (const chunk of process.stdin) chunks.push(chunk);
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-}
-
-function bearerFetch(token) {
-  return createAuthenticatingFetchWithRetry(fetch, {
-    headers: async () => ({ Authorization: `Bearer ${token}` }),
-    shouldRetryWithHeaders: async () => undefined,
-  });
-}
+import { readPlan } from './plan.mjs';
+import { bearerFetch } from './bearer.mjs';
 
 function describe(error) {
   const bases = [];
@@ -65,7 +53,7 @@ async function outcome(call) {
   }
 }
 
-const plan = await readStdin();
+const plan = await readPlan();
 const clients = {};
 async function client(tokenName) {
   if (!clients[tokenName]) {

@@ -15,22 +15,10 @@ import {
   ClientFactoryOptions,
   DefaultAgentCardResolver,
   JsonRpcTransportFactory,
-  createAuthenticatingFetchWithRetry,
 } from '@a2a-js/sdk/client';
 import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
-
-async function readStdin() {
-  const chunks = [];
-  for await (const chunk of process.stdin) chunks.push(chunk);
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-}
-
-function bearerFetch(token) {
-  return createAuthenticatingFetchWithRetry(fetch, {
-    headers: async () => ({ Authorization: `Bearer ${token}` }),
-    shouldRetryWithHeaders: async () => undefined,
-  });
-}
+import { readPlan } from './plan.mjs';
+import { bearerFetch } from './bearer.mjs';
 
 function describe(error) {
   const bases = [];
@@ -71,7 +59,7 @@ async function outcome(call) {
   }
 }
 
-const plan = await readStdin();
+const plan = await readPlan();
 const native = plan.dialect === '1.0';
 const legacyCompat = { enabled: true };
 const clients = {};

@@ -7,14 +7,9 @@
 // Reads a plan (JSON) on stdin: executablePath, args, userDataDir,
 // authorizationUrl, redirectUri, apiToken. Prints a report (JSON).
 import { chromium } from 'playwright-core';
+import { readPlan } from './plan.mjs';
 
-async function readStdin() {
-  const chunks = [];
-  for await (const chunk of process.stdin) chunks.push(chunk);
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-}
-
-const plan = await readStdin();
+const plan = await readPlan();
 const context = await chromium.launchPersistentContext(plan.userDataDir, {
   executablePath: plan.executablePath,
   headless: true,

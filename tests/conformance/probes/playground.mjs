@@ -4,14 +4,9 @@
 // Reads a plan (JSON) on stdin: executablePath, args, userDataDir, baseUrl,
 // locale, screenshot (a path or null). Prints a report (JSON) on stdout.
 import { chromium } from 'playwright-core';
+import { readPlan } from './plan.mjs';
 
-async function readStdin() {
-  const chunks = [];
-  for await (const chunk of process.stdin) chunks.push(chunk);
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-}
-
-const plan = await readStdin();
+const plan = await readPlan();
 const context = await chromium.launchPersistentContext(plan.userDataDir, {
   executablePath: plan.executablePath,
   headless: true,
