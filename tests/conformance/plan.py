@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 
 import httpx
 import pytest
+from a2a.types import Task
 
 from magisterium_a2a.testing.pytest_plugin import MagisteriumServer
 from tests.support import rpc_body, send_params
@@ -208,3 +209,12 @@ def recorded_requests(records: Path, run: dict[str, Any], plan: dict[str, Any]) 
         if any(mark in json.dumps(recorded["request"]["body"]) for mark in marks):
             found.append(recorded["request"])
     return found
+
+
+def final_task(events: list[Any]) -> Task:
+    """The task an a2a-sdk 0.3 client's ``send_message`` ended with (its last event,
+    a task or a ``(task, update)`` pair)."""
+    last = events[-1]
+    task = last[0] if isinstance(last, tuple) else last
+    assert isinstance(task, Task)
+    return task

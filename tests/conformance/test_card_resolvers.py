@@ -24,10 +24,10 @@ import httpx
 import pytest
 from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
 from a2a.client.errors import A2AClientJSONError
-from a2a.types import Message, Part, Role, Task, TextPart
+from a2a.types import Message, Part, Role, TextPart
 
 from magisterium_a2a.testing.pytest_plugin import MagisteriumServer
-from tests.conformance.plan import PROBES, make_plan, run_probe
+from tests.conformance.plan import PROBES, final_task, make_plan, run_probe
 from tests.conformance.toolchains import (
     JS_SDK_03,
     JS_SDK_1X,
@@ -64,10 +64,7 @@ async def test_python_sdk_03_takes_the_hosted_form_only(
             events = [event async for event in client.send_message(outgoing)]
         finally:
             await client.close()
-    last = events[-1]
-    task = last[0] if isinstance(last, tuple) else last
-    assert isinstance(task, Task)
-    assert task.status.state.value == "completed"
+    assert final_task(events).status.state.value == "completed"
 
 
 def test_python_sdk_1x_takes_either_form(conformance_server: MagisteriumServer) -> None:

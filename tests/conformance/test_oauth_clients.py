@@ -18,13 +18,13 @@ import pytest
 from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
 from a2a.client.auth import AuthInterceptor, InMemoryContextCredentialStore
 from a2a.client.middleware import ClientCallContext
-from a2a.types import Message, Part, Role, Task, TextPart
+from a2a.types import Message, Part, Role, TextPart
 from authlib.common.security import generate_token
 from authlib.integrations.httpx_client import OAuth2Client
 
 from magisterium_a2a.testing.oauth import discover, oauth_login
 from magisterium_a2a.testing.pytest_plugin import MagisteriumServer
-from tests.conformance.plan import PROBES, run_probe
+from tests.conformance.plan import PROBES, final_task, run_probe
 from tests.conformance.test_browser import CHROMIUM_ARGS
 from tests.conformance.toolchains import (
     CHROMIUM,
@@ -179,10 +179,7 @@ async def test_a2a_sdk_auth_interceptor_uses_the_oauth2_scheme(
             events = [e async for e in client.send_message(outgoing, context=context)]
         finally:
             await client.close()
-    last = events[-1]
-    task = last[0] if isinstance(last, tuple) else last
-    assert isinstance(task, Task)
-    assert task.status.state.value == "completed"
+    assert final_task(events).status.state.value == "completed"
     assert seen[-1] == f"Bearer {login.access_token}"
 
 

@@ -24,7 +24,7 @@ from a2a.types import (
 )
 
 from magisterium_a2a.testing.pytest_plugin import MagisteriumServer
-from tests.conformance.plan import STEPS, make_plan
+from tests.conformance.plan import STEPS, final_task, make_plan
 
 pytestmark = pytest.mark.subprocess
 
@@ -58,11 +58,7 @@ def message(
 
 
 async def send(client: Client, outgoing: Message) -> Task:
-    events = [event async for event in client.send_message(outgoing)]
-    last = events[-1]
-    task = last[0] if isinstance(last, tuple) else last
-    assert isinstance(task, Task)
-    return task
+    return final_task([event async for event in client.send_message(outgoing)])
 
 
 async def test_send_get_cancel(plan: dict[str, Any]) -> None:
