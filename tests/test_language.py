@@ -31,7 +31,7 @@ from magisterium_a2a.skills.language.celebrations import celebration_id, ordinal
 from magisterium_a2a.skills.language.dates import english_form, resolve
 from magisterium_a2a.skills.language.detect import detect
 from magisterium_a2a.skills.language.numerals import number_of, roman
-from magisterium_a2a.skills.language.phrases import match_form
+from magisterium_a2a.skills.language.phrases import match_form, take
 from magisterium_a2a.skills.language.scripts import clean, key
 from magisterium_a2a.skills.language.tables import _text, authored
 from magisterium_a2a.skills.liturgy.calendar import LiturgicalCalendar
@@ -804,3 +804,12 @@ async def test_hostile_text_completes_or_is_refused_cleanly_over_http(
             state = body["result"]["status"]["state"] if "result" in body else None
             assert state in {"completed", "failed"} or body["error"]["code"] == -32602, body
     assert [r.getMessage() for r in caplog.records if r.exc_info or r.levelno >= 40] == []
+
+
+def test_a_form_is_taken_whole_in_spaced_scripts_and_anywhere_in_cjk() -> None:
+    """The one reading the layer's tables share (kinds, rites, titles, question words)."""
+    forms = (("erzbistum", "Archdiocese"), ("bistum", "Diocese"), ("大司教区", "Archdiocese"))
+    assert take("erzbistum koln", forms) == ("Archdiocese", "koln")
+    assert take("bistumer koln", forms) == (None, "bistumer koln")  # not a whole word
+    assert take("ロサンゼルス大司教区", forms) == ("Archdiocese", "ロサンゼルス ")
+    assert take("koln", forms) == (None, "koln")

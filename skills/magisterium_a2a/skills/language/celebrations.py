@@ -26,7 +26,7 @@ from collections.abc import Callable
 from functools import cache
 
 from magisterium_a2a.skills.language.numerals import number_of
-from magisterium_a2a.skills.language.phrases import is_cjk, match_form
+from magisterium_a2a.skills.language.phrases import is_cjk, match_form, take
 from magisterium_a2a.skills.language.scripts import key
 from magisterium_a2a.skills.language.tables import authored, romcal_rows
 
@@ -101,17 +101,10 @@ def _holds(text: str, word: str) -> bool:
 
 
 def _take(text: str, table: dict[str, str]) -> tuple[str | None, str]:
-    """The value of the longest table key in ``text`` (whole words outside CJK), and
-    the text without it."""
-    for word in sorted(table, key=len, reverse=True):
-        if is_cjk(word):
-            if word in text:
-                return table[word], text.replace(word, " ", 1).strip()
-        else:
-            padded = f" {text} "
-            if f" {word} " in padded:
-                return table[word], padded.replace(f" {word} ", " ", 1).strip()
-    return None, text
+    """The value of the longest table key in ``text`` (``phrases.take``), and the
+    text without it."""
+    meaning, rest = take(text, sorted(table.items(), key=lambda item: len(item[0]), reverse=True))
+    return meaning, rest.strip()
 
 
 def _ordinal(rest: str) -> int | None:

@@ -26,7 +26,7 @@ from magisterium_a2a.skills.language.names import (
     unspaced,
     without_particles,
 )
-from magisterium_a2a.skills.language.phrases import is_cjk
+from magisterium_a2a.skills.language.phrases import take
 from magisterium_a2a.skills.language.scripts import clean, key
 from magisterium_a2a.skills.language.tables import authored
 
@@ -44,11 +44,11 @@ def english_query(query: str) -> str | None:
     article = _article(cleaned)
     if article is not None:
         folded = folded.split(" ", 1)[1] if " " in folded else ""
-    person, folded = _take(folded, _forms("names"))
-    office, folded = _take(folded, _forms("offices"))
-    title, folded = _take(folded, _forms("titles"))
-    see, folded = _take(folded, _forms("sees"))
-    question, folded = _take(folded, _forms("questions"))
+    person, folded = take(folded, _forms("names"))
+    office, folded = take(folded, _forms("offices"))
+    title, folded = take(folded, _forms("titles"))
+    see, folded = take(folded, _forms("sees"))
+    question, folded = take(folded, _forms("questions"))
     rest = unspaced(without_particles(_fillers()(folded)))
     if (person, office, see) == (None, None, None) and (title is None or title[0] == POPE):
         pope = popes.english_name(query)
@@ -80,18 +80,6 @@ def _article(cleaned: str) -> tuple[str, bool] | None:
 @cache
 def _articles() -> frozenset[str]:
     return frozenset(key(str(word)) for word in authored("clergy")["articles"])
-
-
-def _take(folded: str, forms: Forms) -> tuple[tuple[str, bool] | None, str]:
-    """The first (longest) form found in the text, and the text without it."""
-    padded = f" {folded} "
-    for form, meaning in forms:
-        if is_cjk(form):
-            if form in folded:
-                return meaning, folded.replace(form, " ", 1)
-        elif f" {form} " in padded:
-            return meaning, padded.replace(f" {form} ", " ", 1).strip()
-    return None, folded
 
 
 @cache

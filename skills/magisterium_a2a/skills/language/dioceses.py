@@ -16,7 +16,7 @@ from __future__ import annotations
 from functools import cache
 
 from magisterium_a2a.skills.language.names import Stripper, unspaced
-from magisterium_a2a.skills.language.phrases import is_cjk
+from magisterium_a2a.skills.language.phrases import take
 from magisterium_a2a.skills.language.scripts import clean, key
 from magisterium_a2a.skills.language.tables import authored
 
@@ -28,8 +28,8 @@ def english_name(query: str) -> str | None:
     if len(query) > MAX_QUERY_CHARS:
         return None
     folded = key(clean(query))
-    kind, rest = _take(folded, _words("kinds"))
-    rite, rest = _take(rest, _words("rites"))
+    kind, rest = take(folded, _words("kinds"))
+    rite, rest = take(rest, _words("rites"))
     rest = unspaced(_particles()(rest))
     if not rest:
         return None
@@ -47,17 +47,6 @@ def english_name(query: str) -> str | None:
 # The kind of an Eastern Church's jurisdiction, for the word a language uses for any.
 EASTERN_KINDS = {"Archdiocese": "Archeparchy", "Diocese": "Eparchy"}
 Words = tuple[tuple[str, tuple[str, bool]], ...]
-
-
-def _take(folded: str, words: Words) -> tuple[tuple[str, bool] | None, str]:
-    """((English word, whether the form was foreign), the rest) or (None, the text)."""
-    for word, meaning in words:
-        if is_cjk(word):
-            if word in folded:
-                return meaning, folded.replace(word, " ", 1)
-        elif f" {word} " in f" {folded} ":
-            return meaning, f" {folded} ".replace(f" {word} ", " ", 1)
-    return None, folded
 
 
 @cache

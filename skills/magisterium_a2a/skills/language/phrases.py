@@ -11,7 +11,9 @@ The year is taken out first: one four-digit number, with its 年/년 if any.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import cache
+from typing import TypeVar
 
 from magisterium_a2a.skills.language.scripts import has_han, has_hangul, has_kana, key
 from magisterium_a2a.skills.language.tables import authored
@@ -86,3 +88,21 @@ def _fillers() -> tuple[tuple[str, ...], frozenset[str], tuple[str, ...]]:
     cjk.sort(key=len, reverse=True)
     phrases.sort(key=len, reverse=True)
     return tuple(cjk), frozenset(words), tuple(phrases)
+
+
+Meaning = TypeVar("Meaning")
+
+
+def take(text: str, forms: Iterable[tuple[str, Meaning]]) -> tuple[Meaning | None, str]:
+    """The meaning of the first of ``forms`` found in a folded text, and the text
+    without it: a CJK form anywhere (those scripts do not space their words), any
+    other as a whole word. The tables pass their forms longest first, so "Erzbistum"
+    is taken before "Bistum"."""
+    padded = f" {text} "
+    for form, meaning in forms:
+        if is_cjk(form):
+            if form in text:
+                return meaning, text.replace(form, " ", 1)
+        elif f" {form} " in padded:
+            return meaning, padded.replace(f" {form} ", " ", 1).strip()
+    return None, text

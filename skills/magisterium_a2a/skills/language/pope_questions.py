@@ -28,7 +28,7 @@ from magisterium_a2a.skills.language.names import (
     unspaced,
     without_particles,
 )
-from magisterium_a2a.skills.language.phrases import is_cjk
+from magisterium_a2a.skills.language.phrases import take
 from magisterium_a2a.skills.language.popes import english_name
 from magisterium_a2a.skills.language.scripts import clean, key
 from magisterium_a2a.skills.language.tables import authored
@@ -50,13 +50,13 @@ def english_question(query: str) -> str | None:
     numbered = _numbered(folded)
     if numbered is not None:
         return f"the {_ordinal(numbered)} pope"
-    council, folded = _take(folded, _councils())
-    asked, folded = _take(folded, _asks())
+    council, folded = take(folded, _councils())
+    asked, folded = take(folded, _asks())
     if asked is None and council is None:
         return None
     document = None
     if asked == "wrote":
-        document, folded = _take(folded, _documents())
+        document, folded = take(folded, _documents())
     rest = _rest(folded)
     if asked in {"current", "first"}:
         return f"the {asked} pope" if not rest else None
@@ -96,18 +96,6 @@ def _numbered(folded: str) -> int | None:
         return None
     number = int(numbers[0])
     return number if number >= 1 else None
-
-
-def _take(folded: str, forms: tuple[tuple[str, str], ...]) -> tuple[str | None, str]:
-    """The first (longest) form found in the text, and the text without it."""
-    padded = f" {folded} "
-    for form, meaning in forms:
-        if is_cjk(form):
-            if form in folded:
-                return meaning, folded.replace(form, " ", 1)
-        elif f" {form} " in padded:
-            return meaning, padded.replace(f" {form} ", " ", 1).strip()
-    return None, folded
 
 
 def _rest(folded: str) -> str:
