@@ -18,8 +18,12 @@ Two comparisons per round: the English model alone (``ingest`` with
 against the two raw runs one after the other). The four runs of a round are
 interleaved, their order reversed every other round; the summary gives the
 medians and ingest against raw. On a shared machine, trust the paired ratios
-more than single figures. ``--one-thread`` adds the English model on one
-thread, as ingestion ran before (the speed-up of using every core).
+more than single figures.
+
+``--layouts`` measures instead the English model raw in three layouts on the
+same texts, interleaved: one thread (as ingestion ran before), one batch at a
+time on every core (onnxruntime's intra-op threads), and one batch per core at
+once on one thread each (what ingestion uses).
 """
 
 from __future__ import annotations
@@ -84,7 +88,7 @@ def main() -> None:
     parser.add_argument("--passages", type=int, default=1000, help="generated corpus size")
     parser.add_argument("--refdata", action="store_true", help="the three reference sets")
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--one-thread", action="store_true", help="also the model on one thread")
+    parser.add_argument("--layouts", action="store_true", help="the English model's layouts")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="bench-ingest-") as tmp:
@@ -105,7 +109,6 @@ def main() -> None:
         )
         for model in (english, cross):  # first-call costs out of the rounds
             next(iter(model.embed(texts[:8])))
-        single = LocalEmbedder.load(threads=1, workers=1) if args.one_thread else None
 
         def raw(model: object) -> Callable[[], float]:
             def run() -> float:
@@ -128,14 +131,23 @@ def main() -> None:
 
             return run
 
-        runs: dict[str, Callable[[], float]] = {
-            "raw en": raw(english),
-            "ingest en": ingested(False),
-            "raw cross": raw(cross),
-            "ingest both": ingested(True),
-        }
-        if single is not None:
-            runs["raw en 1 thread"] = raw(single)
+        if args.layouts:
+            n = cores()
+            layouts = {
+                "1 thread": LocalEmbedder.load(threads=1, workers=1),
+                f"1 batch on {n} intra-op threads": LocalEmbedder.load(threads=n, workers=1),
+                f"{n} batches at once, 1 thread each": LocalEmbedder.load(threads=1, workers=n),
+            }
+            for model in layouts.values():
+                model.embed_one("warm")
+            runs = {name: raw(model) for name, model in layouts.items()}
+        else:
+            runs = {
+                "raw en": raw(english),
+                "ingest en": ingested(False),
+                "raw cross": raw(cross),
+                "ingest both": ingested(True),
+            }
         seconds: dict[str, list[float]] = {name: [] for name in runs}
         for round_ in range(args.rounds):
             order = list(runs) if round_ % 2 == 0 else list(reversed(runs))
@@ -148,27 +160,27 @@ def main() -> None:
                 )
         n = len(texts)
         rate = {name: [n / s for s in values] for name, values in seconds.items()}
-        both_raw = [
-            n / (a + b) for a, b in zip(seconds["raw en"], seconds["raw cross"], strict=True)
-        ]
+        rows = list(rate.items())
+        if not args.layouts:
+            raw_both = [
+                n / (a + b) for a, b in zip(seconds["raw en"], seconds["raw cross"], strict=True)
+            ]
+            rows.append(("raw en + raw cross", raw_both))
         print("\n| run | passages/s, each round | median |\n| --- | --- | ---: |")
-        for name, values in [*rate.items(), ("raw en + raw cross", both_raw)]:
+        for name, values in rows:
             each = ", ".join(f"{v:.1f}" for v in values)
             print(f"| {name} | {each} | {statistics.median(values):.1f} |")
-        english_ratio = [i / r for i, r in zip(rate["ingest en"], rate["raw en"], strict=True)]
-        both_ratio = [i / r for i, r in zip(rate["ingest both"], both_raw, strict=True)]
-        print(
-            f"\ningest / raw, English model: {', '.join(f'{r:.2f}' for r in english_ratio)} "
-            f"(median {statistics.median(english_ratio):.2f}); both models: "
-            f"{', '.join(f'{r:.2f}' for r in both_ratio)} "
-            f"(median {statistics.median(both_ratio):.2f})"
-        )
-        if single is not None:
-            speedup = [
-                a / b for a, b in zip(seconds["raw en 1 thread"], seconds["raw en"], strict=True)
-            ]
-            median = statistics.median(speedup)
-            print(f"every core / one thread, English model raw: median {median:.2f}")
+        if args.layouts:
+            return
+        ratios = {
+            "English model": [
+                i / r for i, r in zip(rate["ingest en"], rate["raw en"], strict=True)
+            ],
+            "both models": [i / r for i, r in zip(rate["ingest both"], raw_both, strict=True)],
+        }
+        for label, values in ratios.items():
+            each = ", ".join(f"{r:.2f}" for r in values)
+            print(f"ingest / raw, {label}: {each} (median {statistics.median(values):.2f})")
 
 
 if __name__ == "__main__":
