@@ -18,7 +18,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from rich.progress import Progress
 
+from magisterium_a2a.server.cli.knowledge import _Rate
 from magisterium_a2a.server.config import Settings
 from magisterium_a2a.skills.knowledge import parallel
 from magisterium_a2a.skills.knowledge.local_embeddings import MODEL_NAME, LocalEmbedder
@@ -225,3 +227,14 @@ def test_an_ingest_killed_mid_embedding_resumes_where_it_stopped(
     assert resumed.keys() == expected.keys() and len(expected) == total
     for key, vector in expected.items():
         np.testing.assert_allclose(resumed[key], vector, atol=1e-5)
+
+
+def test_the_progress_bar_shows_passages_per_second() -> None:
+    now = [0.0]
+    bar = Progress(_Rate(), get_time=lambda: now[0])
+    task = bar.add_task("Embedding passages", total=100, unit="passages")
+    assert str(_Rate().render(bar.tasks[0])) == ""
+    for _ in range(4):
+        now[0] += 0.5
+        bar.advance(task, 10)
+    assert str(_Rate().render(bar.tasks[0])) == "20.0 passages/s"
