@@ -18,7 +18,8 @@ Two comparisons per round: the English model alone (``ingest`` with
 against the two raw runs one after the other). The four runs of a round are
 interleaved, their order reversed every other round; the summary gives the
 medians and ingest against raw. On a shared machine, trust the paired ratios
-more than single figures.
+more than single figures, and the CPU time of each run (all its threads)
+more than either: it hardly moves when other work shares the cores.
 
 ``--layouts`` measures instead the English model raw in three layouts on the
 same texts, interleaved: one thread (as ingestion ran before), one batch at a
@@ -149,13 +150,17 @@ def main() -> None:
                 "ingest both": ingested(True),
             }
         seconds: dict[str, list[float]] = {name: [] for name in runs}
+        cpu: dict[str, list[float]] = {name: [] for name in runs}
         for round_ in range(args.rounds):
             order = list(runs) if round_ % 2 == 0 else list(reversed(runs))
             for name in order:
+                before = time.process_time()
                 seconds[name].append(runs[name]())
+                cpu[name].append(time.process_time() - before)
+                wall, used = seconds[name][-1], cpu[name][-1]
                 print(
-                    f"round {round_ + 1} {name}: {seconds[name][-1]:.1f} s, "
-                    f"{len(texts) / seconds[name][-1]:.1f} passages/s",
+                    f"round {round_ + 1} {name}: {wall:.1f} s, {len(texts) / wall:.1f} passages/s; "
+                    f"CPU {used:.1f} s, {used / len(texts) * 1000:.0f} ms/passage",
                     flush=True,
                 )
         n = len(texts)
@@ -181,6 +186,15 @@ def main() -> None:
         for label, values in ratios.items():
             each = ", ".join(f"{r:.2f}" for r in values)
             print(f"ingest / raw, {label}: {each} (median {statistics.median(values):.2f})")
+        # CPU time barely moves with other work on the machine: raw CPU over ingest CPU.
+        both_cpu = [a + b for a, b in zip(cpu["raw en"], cpu["raw cross"], strict=True)]
+        efficiency = {
+            "English model": [r / i for r, i in zip(cpu["raw en"], cpu["ingest en"], strict=True)],
+            "both models": [r / i for r, i in zip(both_cpu, cpu["ingest both"], strict=True)],
+        }
+        for label, values in efficiency.items():
+            each = ", ".join(f"{r:.2f}" for r in values)
+            print(f"raw CPU / ingest CPU, {label}: {each} (median {statistics.median(values):.2f})")
 
 
 if __name__ == "__main__":
