@@ -26,8 +26,8 @@ from magisterium_a2a.skills.knowledge.embeddings import Vector
 
 WINDOW = 256
 """Texts sorted by length together, and the unit handed back: large enough
-that batches of similar lengths form, small enough that progress (and a
-resumable ingest's commits) come every few seconds."""
+that batches of similar lengths form, small enough that the progress bar
+moves often (a window a few seconds to a minute on 2 cores)."""
 _AHEAD = 2
 """Windows queued at once: the one handed back and the one being computed."""
 
