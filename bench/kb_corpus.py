@@ -12,6 +12,7 @@ every passage is distinct.
 from __future__ import annotations
 
 import json
+import os
 import random
 from pathlib import Path
 
@@ -19,7 +20,8 @@ from magisterium_a2a.skills.knowledge.ingest import discover, read_file
 from magisterium_a2a.skills.knowledge.passages import _SENTENCE_END
 
 ROOT = Path(__file__).resolve().parent.parent
-REFDATA = ROOT.parent / "shared" / "refdata"
+# Beside the checkout; KB_REFDATA names another place (a worktree's checkout is deeper).
+REFDATA = Path(os.environ.get("KB_REFDATA") or ROOT.parent / "shared" / "refdata")
 SOURCES = [
     REFDATA / "kb-summa-prima-pars",
     REFDATA / "kb-catechism-trent" / "Catholic_Catechism_Trent.md",

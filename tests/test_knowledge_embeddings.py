@@ -112,18 +112,27 @@ async def test_a_failing_endpoint_degrades_a_search_to_bm25(
         await kb.aclose()
 
 
-def test_ingest_fails_cleanly_when_the_endpoint_does(
+def test_ingest_fails_cleanly_when_the_endpoint_does_and_a_rerun_finishes(
     settings: Settings, fake: FakeEmbeddings, corpus: Path
 ) -> None:
     hybrid = with_embeddings(settings, fake)
     fake.fail = True
     result = run_cli(hybrid, "ingest", str(corpus), env=env(hybrid))
     assert result.exit_code == 1
-    assert "Embedding failed, nothing was written" in result.output
-    assert "HTTP 503" in result.output
+    text = " ".join(result.output.split())
+    assert "Embedding failed: the embeddings endpoint" in text
+    assert "HTTP 503" in text
+    assert "run 'magisterium-a2a documents embed' to compute the rest" in text
+    # The documents are committed before their vectors: found by their words meanwhile.
     store = Store(knowledge_dir(hybrid))
-    assert store.stats().documents == 0
+    stats = store.stats()
+    assert (stats.documents, stats.passages, stats.embedded) == (3, 3, {})
+    assert store.index.search("tomatoes", 10)
     store.close()
+    fake.fail = False
+    again = run_cli(hybrid, "ingest", str(corpus), env=env(hybrid))
+    assert again.exit_code == 0, again.output
+    assert "3 unchanged; 0 passages written, 3 embedded" in " ".join(again.output.split())
 
 
 def test_unreachable_endpoint_is_named(settings: Settings, corpus: Path) -> None:

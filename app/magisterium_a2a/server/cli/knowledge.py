@@ -17,11 +17,14 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    ProgressColumn,
+    Task,
     TaskID,
     TextColumn,
     TimeRemainingColumn,
 )
 from rich.table import Table
+from rich.text import Text
 
 from magisterium_a2a.server.cli.common import load_family
 from magisterium_a2a.skills.knowledge.embeddings import EmbeddingsError
@@ -51,8 +54,21 @@ def _store_errors() -> Iterator[None]:
         err.print(f"[red]Cannot open the knowledge store:[/red] {exc}")
         raise typer.Exit(1) from None
     except EmbeddingsError as exc:
-        err.print(f"[red]Embedding failed, nothing was written:[/red] {exc}")
+        err.print(
+            f"[red]Embedding failed:[/red] {exc}. The documents and the vectors computed so far "
+            "are stored (passages without a vector are found by their words): run "
+            "'magisterium-a2a documents embed' to compute the rest."
+        )
         raise typer.Exit(1) from None
+
+
+class _Rate(ProgressColumn):
+    """Items a second, averaged over rich's recent window (passages while embedding)."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        unit = task.fields.get("unit", "")
+        return Text("" if speed is None else f"{speed:,.1f} {unit}/s", style="progress.data.speed")
 
 
 def _bar(console: Console) -> Progress:
@@ -60,6 +76,7 @@ def _bar(console: Console) -> Progress:
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
+        _Rate(),
         TimeRemainingColumn(),
         console=console,
         transient=True,
@@ -70,13 +87,13 @@ def _progress(bar: Progress) -> IngestProgress:
     tasks: dict[str, TaskID] = {}
 
     def files(total: int) -> None:
-        tasks["files"] = bar.add_task("Reading files", total=total)
+        tasks["files"] = bar.add_task("Reading files", total=total, unit="files")
 
     def file_done(path: Path) -> None:
         bar.advance(tasks["files"])
 
     def embedding(total: int) -> None:
-        tasks["embed"] = bar.add_task("Embedding passages", total=total)
+        tasks["embed"] = bar.add_task("Embedding passages", total=total, unit="passages")
 
     def embedded(count: int) -> None:
         bar.advance(tasks["embed"], count)
@@ -278,7 +295,8 @@ def documents_delete(
 
 @documents_cli.command("embed")
 def documents_embed() -> None:
-    """Compute embeddings for every passage that has none for the configured model."""
+    """Compute embeddings for every passage that has none for the configured models; after an
+    interruption, only what is still missing (vectors are committed as they are computed)."""
     settings = load_family(KnowledgeSettings)
     try:
         with _store_errors(), _bar(err) as bar:

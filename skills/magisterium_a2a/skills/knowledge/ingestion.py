@@ -1,11 +1,19 @@
-"""One ingestion run: read files, skip what is unchanged, embed what is new,
-and apply everything in one atomic change of the store.
+"""One ingestion run: read files, skip what is unchanged, write what is new in
+one atomic change of the store, then embed every passage that lacks a vector.
 
 Idempotent by construction: a document's id comes from the file (its ``id``
 field, else its name), and a document whose content hash is already stored
 is left alone, so a second run over the same files changes nothing. A file
 that cannot be read is reported with its reason and the others go on; an
-interruption before the final commit leaves the store as it was.
+interruption before the documents' commit leaves the store as it was.
+
+Resumable: the documents are committed before their vectors, and vectors are
+committed in chunks as they are computed (``library.embed_passages``), so after
+an interruption (Ctrl-C, kill -9, a failing endpoint) the documents are there,
+found by their words, and the next run (of ``ingest`` or ``documents embed``)
+embeds only the passages still without a vector. The in-process models run on
+every core here (``A2A_EMBEDDINGS_INGEST_THREADS``): ingestion is a command,
+apart from the servers.
 """
 
 from __future__ import annotations
@@ -15,7 +23,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from magisterium_a2a.skills.knowledge.embeddings import to_blob
 from magisterium_a2a.skills.knowledge.ingest import Defaults, IngestError, discover, read_file
 from magisterium_a2a.skills.knowledge.library import (
     Progress,
@@ -24,7 +31,7 @@ from magisterium_a2a.skills.knowledge.library import (
     prepare,
 )
 from magisterium_a2a.skills.knowledge.model import Document, Origin
-from magisterium_a2a.skills.knowledge.passages import PassageText, embedding_text, split_document
+from magisterium_a2a.skills.knowledge.passages import PassageText, split_document
 from magisterium_a2a.skills.knowledge.semantic import Embedder, choose_embedder
 from magisterium_a2a.skills.knowledge.settings import KnowledgeSettings
 from magisterium_a2a.skills.knowledge.store import Store
@@ -99,8 +106,7 @@ def ingest(
             read.setdefault(document.id, document)
         progress.file_done(path)
 
-    choice = choose_embedder(settings)
-    embedder = choice.embedder
+    choice = choose_embedder(settings, bulk=True)
     prepare(settings)
     store = Store(knowledge_dir(settings))
     try:
@@ -115,53 +121,24 @@ def ingest(
             if stored is not None and not replaces:
                 report.superseded.append(document.id)
 
-        vectors: list[list[bytes]] | None = None
-        if embedder is not None and pending:
-            vectors = _embed(embedder, pending, progress)
-            report.embedded = sum(len(v) for v in vectors)
-
         if pending:
             with store.writer() as writer:
-                for i, item in enumerate(pending):
-                    report.passages += writer.put(
-                        item.document,
-                        passages=item.passages,
-                        vectors=vectors[i] if vectors is not None else None,
-                        model=embedder.model if embedder is not None else None,
-                    )
+                for item in pending:
+                    report.passages += writer.put(item.document, passages=item.passages)
                     target = report.replaced if item.replaces else report.added
                     target.append(item.document.id)
     finally:
         store.close()
-    # The cross-lingual model's vectors, and any passage still without one.
+    # Each model's vectors of the new passages, and of any passage still without one.
     for each in choice.all:
         report.embedded += _embed_missing(settings, each, progress)
     report.seconds = time.monotonic() - started
     return report
 
 
-def _embed(embedder: Embedder, pending: list[_Pending], progress: Progress) -> list[list[bytes]]:
-    texts = [
-        embedding_text(p.document.title, part.heading, part.text)
-        for p in pending
-        for part in p.passages
-    ]
-    progress.embedding(len(texts))
-    blobs: list[bytes] = []
-    for batch in embedder.embed(texts):
-        blobs.extend(to_blob(row) for row in batch)
-        progress.embedded(batch.shape[0])
-    out: list[list[bytes]] = []
-    start = 0
-    for item in pending:
-        out.append(blobs[start : start + len(item.passages)])
-        start += len(item.passages)
-    return out
-
-
 def embed_missing(settings: KnowledgeSettings, progress: Progress | None = None) -> int:
     """Compute vectors for every stored passage that lacks one for a configured model."""
-    choice = choose_embedder(settings)
+    choice = choose_embedder(settings, bulk=True)
     if choice.embedder is None:
         raise ValueError(f"no embedding model: {choice.reason}")
     return sum(_embed_missing(settings, each, progress) for each in choice.all)

@@ -9,6 +9,12 @@ run`` installs; without them search is BM25 alone and ``doctor`` says why.
 
 Vectors are the model's sentence embeddings: token states mean-pooled over
 the attention mask, L2-normalised.
+
+Two ways of using the cores (``parallel.py``): a server embeds one question at
+a time on ``threads`` intra-op threads; ingestion runs ``workers`` batches at
+once, one thread each, on one shared session (onnxruntime releases the GIL),
+which on a 2-core machine beats two intra-op threads on one batch
+(``bench/RESULTS-ingest.md``).
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from magisterium_a2a.skills.knowledge.embeddings import EmbeddingsError, Vector
+from magisterium_a2a.skills.knowledge.parallel import run_windows
 
 MODEL_NAME = "all-MiniLM-L6-v2-int8"
 """The name vectors of this model are stored under."""
@@ -45,7 +52,6 @@ SUPPORT_SIMILARITY = 0.5
 source (the rosary encyclical for "praying the rosary": 0.54; a passage on penal
 law for "the death penalty": 0.48)."""
 _BATCH = 8
-_CHUNK = 64
 
 
 class ModelUnavailable(RuntimeError):
@@ -108,11 +114,12 @@ class LocalEmbedder:
 
     url = "in-process"
 
-    def __init__(self, files: ModelFiles, *, threads: int = 1) -> None:
+    def __init__(self, files: ModelFiles, *, threads: int = 1, workers: int = 1) -> None:
         import onnxruntime
         from tokenizers import Tokenizer
 
         self.model = MODEL_NAME
+        self.workers = workers
         self.answer_similarity = ANSWER_SIMILARITY
         self.support_similarity = SUPPORT_SIMILARITY
         options = onnxruntime.SessionOptions()
@@ -133,11 +140,13 @@ class LocalEmbedder:
         self.dims = int(self._session.get_outputs()[0].shape[-1])
 
     @classmethod
-    def load(cls, *, threads: int = 1) -> LocalEmbedder:
-        return cls(model_files(), threads=threads)
+    def load(cls, *, threads: int = 1, workers: int = 1) -> LocalEmbedder:
+        return cls(model_files(), threads=threads, workers=workers)
 
     def _run(self, texts: Sequence[str]) -> Vector:
-        encodings = self._tokenizer.encode_batch(list(texts))
+        return self._infer(self._tokenizer.encode_batch(list(texts)))
+
+    def _infer(self, encodings: Sequence[Any]) -> Vector:
         width = max(len(e.ids) for e in encodings)
         ids = np.zeros((len(encodings), width), dtype=np.int64)
         mask = np.zeros_like(ids)
@@ -159,19 +168,23 @@ class LocalEmbedder:
         return out
 
     def embed(self, texts: Sequence[str]) -> Iterator[Vector]:
-        """Embed many texts; yields one matrix per chunk of ``_CHUNK`` texts, in order.
+        """Embed many texts; yields one matrix per window of ``parallel.WINDOW``
+        texts, in order.
 
-        Within a chunk, texts of similar length share a batch, so little of
-        each batch is padding (a third faster than batches in input order).
+        A window is tokenised at once and its texts sorted by token count, so a
+        batch of ``_BATCH`` pads little; its batches run on ``workers`` threads,
+        and the next window is under way while the caller stores this one.
         """
-        for start in range(0, len(texts), _CHUNK):
-            chunk = texts[start : start + _CHUNK]
-            order = sorted(range(len(chunk)), key=lambda i: len(chunk[i]))
-            out = np.empty((len(chunk), self.dims), dtype=np.float32)
-            for first in range(0, len(order), _BATCH):
-                picked = order[first : first + _BATCH]
-                out[picked] = self._run([chunk[i] for i in picked])
-            yield out
+
+        def plan(window: Sequence[str]) -> list[tuple[list[int], list[Any]]]:
+            encodings = self._tokenizer.encode_batch(list(window))
+            order = sorted(range(len(window)), key=lambda i: len(encodings[i].ids))
+            return [
+                (picked, [encodings[i] for i in picked])
+                for picked in (order[s : s + _BATCH] for s in range(0, len(order), _BATCH))
+            ]
+
+        return run_windows(texts, plan, self._infer, self.dims, self.workers)
 
     def embed_one(self, text: str) -> Vector:
         vector: Vector = self._run([text])[0]

@@ -29,6 +29,7 @@ import numpy as np
 
 from magisterium_a2a.skills.knowledge.embeddings import EmbeddingsError, Vector
 from magisterium_a2a.skills.knowledge.local_embeddings import ModelUnavailable
+from magisterium_a2a.skills.knowledge.parallel import run_windows
 
 MODEL_NAME = "use-multilingual-v3-int8"
 """The name vectors of this model are stored under."""
@@ -49,6 +50,10 @@ SUPPORT_SIMILARITY = 0.4
 """Cosine from which a passage holding a good part of a question's words is a source."""
 MAX_CHARS = 4000
 _BATCH = 16
+
+
+def _clean(text: str) -> str:
+    return " ".join(text.split())[:MAX_CHARS] or " "
 
 
 @functools.cache
@@ -90,11 +95,12 @@ class MultilingualEmbedder:
 
     url = "in-process"
 
-    def __init__(self, weights: Path, *, threads: int = 1) -> None:
+    def __init__(self, weights: Path, *, threads: int = 1, workers: int = 1) -> None:
         import onnxruntime
         from onnxruntime_extensions import get_library_path
 
         self.model = MODEL_NAME
+        self.workers = workers
         self.min_similarity = MIN_SIMILARITY
         self.answer_similarity = ANSWER_SIMILARITY
         self.support_similarity = SUPPORT_SIMILARITY
@@ -112,11 +118,14 @@ class MultilingualEmbedder:
         self.dims = int(self._session.get_outputs()[0].shape[-1])
 
     @classmethod
-    def load(cls, *, threads: int = 1) -> MultilingualEmbedder:
-        return cls(weights_file(), threads=threads)
+    def load(cls, *, threads: int = 1, workers: int = 1) -> MultilingualEmbedder:
+        return cls(weights_file(), threads=threads, workers=workers)
 
     def _run(self, texts: Sequence[str]) -> Vector:
-        batch = np.array([" ".join(t.split())[:MAX_CHARS] or " " for t in texts], dtype=object)
+        return self._infer([_clean(t) for t in texts])
+
+    def _infer(self, texts: list[str]) -> Vector:
+        batch = np.array(texts, dtype=object)
         try:
             out = self._session.run(None, {self._input: batch})[0]
         except Exception as exc:
@@ -128,9 +137,20 @@ class MultilingualEmbedder:
         return result
 
     def embed(self, texts: Sequence[str]) -> Iterator[Vector]:
-        """Embed many texts; yields one matrix per batch, in order."""
-        for start in range(0, len(texts), _BATCH):
-            yield self._run(texts[start : start + _BATCH])
+        """Embed many texts; yields one matrix per window of ``parallel.WINDOW``
+        texts, in order: a window's texts sorted by length (the tokenizer is
+        inside the graph, so by characters) in batches of ``_BATCH``, run on
+        ``workers`` threads."""
+
+        def plan(window: Sequence[str]) -> list[tuple[list[int], list[str]]]:
+            cleaned = [_clean(t) for t in window]
+            order = sorted(range(len(window)), key=lambda i: len(cleaned[i]))
+            return [
+                (picked, [cleaned[i] for i in picked])
+                for picked in (order[s : s + _BATCH] for s in range(0, len(order), _BATCH))
+            ]
+
+        return run_windows(texts, plan, self._infer, self.dims, self.workers)
 
     def embed_one(self, text: str) -> Vector:
         vector: Vector = self._run([text])[0]

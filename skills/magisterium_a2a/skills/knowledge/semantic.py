@@ -15,6 +15,7 @@ from typing import Protocol
 from magisterium_a2a.skills.knowledge.embeddings import EmbeddingsClient, Vector
 from magisterium_a2a.skills.knowledge.local_embeddings import LocalEmbedder, ModelUnavailable
 from magisterium_a2a.skills.knowledge.multilingual import MultilingualEmbedder
+from magisterium_a2a.skills.knowledge.parallel import cores
 from magisterium_a2a.skills.knowledge.settings import KnowledgeSettings
 
 
@@ -55,17 +56,26 @@ class EmbedderChoice:
 
 
 @functools.cache
-def _local(threads: int) -> LocalEmbedder:
+def _local(threads: int, workers: int = 1) -> LocalEmbedder:
     # One copy of the model per process (about 190 MB resident), whoever asks.
-    return LocalEmbedder.load(threads=threads)
+    return LocalEmbedder.load(threads=threads, workers=workers)
 
 
 @functools.cache
-def _cross_lingual(threads: int) -> MultilingualEmbedder:
-    return MultilingualEmbedder.load(threads=threads)
+def _cross_lingual(threads: int, workers: int = 1) -> MultilingualEmbedder:
+    return MultilingualEmbedder.load(threads=threads, workers=workers)
 
 
-def choose_embedder(settings: KnowledgeSettings) -> EmbedderChoice:
+def ingest_workers(settings: KnowledgeSettings) -> int:
+    """Batches run at once while ingesting: the setting, or one per core."""
+    return settings.embeddings_ingest_threads or cores()
+
+
+def choose_embedder(settings: KnowledgeSettings, *, bulk: bool = False) -> EmbedderChoice:
+    """The embedders for ``settings``: for a server's questions (``threads`` of
+    ``A2A_EMBEDDINGS_THREADS`` on each), or, ``bulk``, for ingestion (one thread
+    per batch, ``A2A_EMBEDDINGS_INGEST_THREADS`` batches at once)."""
+    threads, workers = (1, ingest_workers(settings)) if bulk else (settings.embeddings_threads, 1)
     client = EmbeddingsClient.from_settings(settings)
     if client is not None:
         return EmbedderChoice(client, f"the embeddings endpoint {client.url} ({client.model})")
@@ -76,7 +86,7 @@ def choose_embedder(settings: KnowledgeSettings) -> EmbedderChoice:
             "endpoint is set (A2A_EMBEDDINGS_URL and A2A_EMBEDDINGS_MODEL)",
         )
     try:
-        local = _local(settings.embeddings_threads)
+        local = _local(threads, workers)
     except ModelUnavailable as exc:
         return EmbedderChoice(None, str(exc))
     reason = f"the in-process model {local.model} (onnxruntime)"
@@ -85,7 +95,7 @@ def choose_embedder(settings: KnowledgeSettings) -> EmbedderChoice:
             local, reason, None, "switched off (A2A_EMBEDDINGS_MULTILINGUAL=false)"
         )
     try:
-        cross = _cross_lingual(settings.embeddings_threads)
+        cross = _cross_lingual(threads, workers)
     except ModelUnavailable as exc:
         return EmbedderChoice(local, reason, None, str(exc))
     return EmbedderChoice(local, reason, cross, f"the in-process model {cross.model}")

@@ -27,7 +27,18 @@ class KnowledgeSettings(PluginSettings):
         "(alongside the English one); false means every question uses the English model",
     )
     embeddings_threads: int = Field(
-        1, ge=1, le=64, description="CPU threads of the in-process embedding model"
+        1,
+        ge=1,
+        le=64,
+        description="CPU threads of the in-process models for a server's questions (each "
+        "question on this many threads; every worker process has its own)",
+    )
+    embeddings_ingest_threads: int = Field(
+        0,
+        ge=0,
+        le=64,
+        description="Batches the in-process models run at once, one CPU thread each, in "
+        "ingest and documents embed; 0 means one per CPU core",
     )
     search_thesaurus: bool = Field(
         True, description="Expand questions with the theological thesaurus before searching"
