@@ -319,6 +319,7 @@ def knowledge_report(settings: KnowledgeSettings) -> int:
         stats = kb.store.stats()
         mode = kb.mode
         in_sync = kb.store.index_in_sync()
+        searched = dict(kb.vector_states)
     finally:
         asyncio.run(kb.aclose())
     out.print(
@@ -334,6 +335,9 @@ def knowledge_report(settings: KnowledgeSettings) -> int:
     if stats.embedded:
         vectors = ", ".join(f"{model}: {n}" for model, n in sorted(stats.embedded.items()))
         out.print(f"  vectors: {vectors}", highlight=False)
+    for model, state in searched.items():
+        # Whether the approximate index (ann.py) serves, its file and size, or why not.
+        out.print(f"  vector search, {model}: {state}", highlight=False)
     problems += not in_sync
     out.print(f"[bold]search mode:[/bold] {mode.mode.upper()}: {mode.reason}", highlight=False)
     embedder = kb.embedder

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from magisterium_a2a.skills.knowledge import ann
 from magisterium_a2a.skills.knowledge.ingest import Defaults, IngestError, discover, read_file
 from magisterium_a2a.skills.knowledge.library import (
     Progress,
@@ -132,6 +133,7 @@ def ingest(
     # Each model's vectors of the new passages, and of any passage still without one.
     for each in choice.all:
         report.embedded += _embed_missing(settings, each, progress)
+    ann.update(settings, [each.model for each in choice.all])
     report.seconds = time.monotonic() - started
     return report
 
@@ -141,7 +143,9 @@ def embed_missing(settings: KnowledgeSettings, progress: Progress | None = None)
     choice = choose_embedder(settings, bulk=True)
     if choice.embedder is None:
         raise ValueError(f"no embedding model: {choice.reason}")
-    return sum(_embed_missing(settings, each, progress) for each in choice.all)
+    count = sum(_embed_missing(settings, each, progress) for each in choice.all)
+    ann.update(settings, [each.model for each in choice.all])
+    return count
 
 
 def _embed_missing(

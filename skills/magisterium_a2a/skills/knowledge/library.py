@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from magisterium_a2a.skills.knowledge import ann
 from magisterium_a2a.skills.knowledge.catalogue import catalogue_hash, load_catalogue
 from magisterium_a2a.skills.knowledge.catalogue_vectors import shipped, text_key
 from magisterium_a2a.skills.knowledge.embeddings import to_blob
@@ -58,6 +59,7 @@ def prepare(settings: KnowledgeSettings, *embedders: Embedder) -> None:
     given embedders, every catalogue passage embedded by each (copied from the
     shipped vectors: a second on a fresh data directory, nothing afterwards)."""
     store = Store(knowledge_dir(settings))
+    written: list[str] = []
     try:
         wanted = wanted_catalogue_hash(settings)
         if store.meta("catalogue_hash") != wanted:
@@ -69,9 +71,11 @@ def prepare(settings: KnowledgeSettings, *embedders: Embedder) -> None:
             missing = store.passages_without_vector(embedder.model, Origin.CATALOGUE)
             if missing:
                 count = embed_passages(store, embedder, missing)
+                written.append(embedder.model)
                 log.info("built-in catalogue embedded: %d passages (%s)", count, embedder.model)
     finally:
         store.close()
+    ann.update(settings, written)
 
 
 def embed_passages(

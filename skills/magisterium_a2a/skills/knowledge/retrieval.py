@@ -60,8 +60,9 @@ from typing import Any, Literal
 
 from rapidfuzz import fuzz, process
 
+from magisterium_a2a.skills.knowledge import ann
 from magisterium_a2a.skills.knowledge.catalogue import aliases, names_in_languages
-from magisterium_a2a.skills.knowledge.embeddings import EmbeddingsError, VectorIndex
+from magisterium_a2a.skills.knowledge.embeddings import EmbeddingsError
 from magisterium_a2a.skills.knowledge.glossary import builtin as builtin_glossary
 from magisterium_a2a.skills.knowledge.index import Ranked
 from magisterium_a2a.skills.knowledge.languages import SURE_FOREIGN, detect
@@ -69,7 +70,7 @@ from magisterium_a2a.skills.knowledge.library import knowledge_dir, prepare
 from magisterium_a2a.skills.knowledge.model import Document, DocumentInfo
 from magisterium_a2a.skills.knowledge.query import Thesaurus, Understood, builtin_entries
 from magisterium_a2a.skills.knowledge.semantic import Embedder, EmbedderChoice, choose_embedder
-from magisterium_a2a.skills.knowledge.settings import KnowledgeSettings
+from magisterium_a2a.skills.knowledge.settings import ANN_MIN_PASSAGES, KnowledgeSettings
 from magisterium_a2a.skills.knowledge.store import Store, StoredPassage
 from magisterium_a2a.skills.knowledge.titles import TitleIndex, derived_names, fold_name
 
@@ -181,6 +182,7 @@ class KnowledgeBase:
         why: str = "",
         options: RetrievalOptions | None = None,
         cross_lingual: Embedder | None = None,
+        ann_min_passages: int = ANN_MIN_PASSAGES,
     ) -> None:
         self.store = store
         self.embedder = embedder
@@ -191,8 +193,12 @@ class KnowledgeBase:
             "no embedding model" if embedder is None else f"{embedder.model} ({embedder.url})"
         )
         self._thesaurus = Thesaurus(builtin_entries() if self.options.thesaurus else (), self.terms)
-        self._vectors: VectorIndex | None = None
-        self._cross_vectors: VectorIndex | None = None
+        self.ann_min_passages = ann_min_passages
+        """From how many vectors a model's approximate index serves (``ann.py``)."""
+        self._vectors: ann.Searchable | None = None
+        self._cross_vectors: ann.Searchable | None = None
+        self.vector_states: dict[str, str] = {}
+        """How each model's vectors are searched (``ann.Loaded.state``), for ``doctor``."""
         self._titles: TitleIndex | None = None
         self._fetched: OrderedDict[str, FetchedDocument | None] = OrderedDict()
         self._checked_this_turn = False
@@ -217,6 +223,7 @@ class KnowledgeBase:
             why=choice.reason,
             options=options,
             cross_lingual=choice.cross_lingual,
+            ann_min_passages=settings.vectors_ann_min_passages,
         )
 
     async def aclose(self) -> None:
@@ -229,10 +236,18 @@ class KnowledgeBase:
 
     def _load_vectors(self) -> None:
         self._vectors = self._cross_vectors = None
+        self.vector_states = {}
         if self.embedder is not None:
-            self._vectors = VectorIndex.load(self.store.vectors(self.embedder.model))
+            self._vectors = self._load_model(self.embedder.model)
         if self.cross_lingual is not None:
-            self._cross_vectors = VectorIndex.load(self.store.vectors(self.cross_lingual.model))
+            self._cross_vectors = self._load_model(self.cross_lingual.model)
+
+    def _load_model(self, model: str) -> ann.Searchable | None:
+        """The model's vectors: its approximate index with the news since it was
+        built, or every vector searched exactly (``ann.load`` says which)."""
+        loaded = ann.load(self.store, model, self.ann_min_passages)
+        self.vector_states[model] = loaded.state
+        return loaded.vectors
 
     def _refresh(self) -> None:
         """Follow another process' commit, asking SQLite at most once per turn of
@@ -286,7 +301,7 @@ class KnowledgeBase:
             f"{missing}){cross}",
         )
 
-    def route(self, query: str) -> tuple[Embedder | None, VectorIndex | None]:
+    def route(self, query: str) -> tuple[Embedder | None, ann.Searchable | None]:
         """The model that reads this query, and its vectors: the cross-lingual one
         for a question detected in another language than English, the English
         one otherwise."""
@@ -471,7 +486,12 @@ class KnowledgeBase:
         return f"{gloss}; {query}" if gloss else query
 
     async def _dense(
-        self, embedder: Embedder, vectors: VectorIndex, text: str, candidates: int, kind: str | None
+        self,
+        embedder: Embedder,
+        vectors: ann.Searchable,
+        text: str,
+        candidates: int,
+        kind: str | None,
     ) -> Ranked:
         vector = await embedder.embed_query(text)
         dense = await vectors.search_async(vector, candidates, kind)

@@ -8,6 +8,9 @@ from pydantic import Field, SecretStr
 
 from magisterium_a2a.plugin import PluginSettings
 
+ANN_MIN_PASSAGES = 20_000
+"""Below this many vectors exact search is as fast (bench/RESULTS-vectors.md)."""
+
 
 class KnowledgeSettings(PluginSettings):
     """The built-in catalogue switch, the in-process embedding model and the
@@ -57,6 +60,14 @@ class KnowledgeSettings(PluginSettings):
     )
     embeddings_batch_size: int = Field(
         64, ge=1, le=2048, description="Texts per embeddings request during ingestion"
+    )
+
+    vectors_ann_min_passages: int = Field(
+        ANN_MIN_PASSAGES,
+        ge=0,
+        description="From how many vectors of a model semantic search uses the approximate "
+        "index (usearch HNSW, built at ingest in <knowledge dir>/vectors/) instead of exact "
+        "search over every vector; 0 means always when the file is there",
     )
 
     @property

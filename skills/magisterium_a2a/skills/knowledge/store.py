@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 import orjson
 
 from magisterium_a2a.skills.knowledge.index import (
@@ -330,6 +332,53 @@ class Store:
             "where e.model = ? order by e.passage_id",
             (model,),
         ).fetchall()
+
+    def vector_ids(self, model: str) -> npt.NDArray[np.int64]:
+        """The passage ids that have a vector of ``model``, sorted (read from the
+        primary key's index alone, not the vectors)."""
+        rows = self._db.execute(
+            "select passage_id from embeddings where model = ? order by passage_id", (model,)
+        )
+        return np.fromiter((r[0] for r in rows), dtype=np.int64)
+
+    def vector_dims(self, model: str) -> int | None:
+        """The dimension of ``model``'s first stored vector (what exact search takes)."""
+        row = self._db.execute(
+            "select length(vector) from embeddings where model = ? order by passage_id limit 1",
+            (model,),
+        ).fetchone()
+        return None if row is None else int(row[0]) // 4
+
+    def vectors_of(self, model: str, ids: Sequence[int]) -> list[tuple[int, str, str, bytes]]:
+        """``vectors`` of the given passage ids only."""
+        return [row for chunk in self.vector_rows(model, ids) for row in chunk]
+
+    def vector_rows(
+        self, model: str, ids: Sequence[int] | None = None, size: int = 20_000
+    ) -> Iterator[list[tuple[int, str, str, bytes]]]:
+        """``vectors`` (of every passage, or of ``ids``) a batch at a time."""
+        query = (
+            "select e.passage_id, d.id, d.kind, e.vector from embeddings e "
+            "join passages p on p.id = e.passage_id join documents d on d.id = p.doc_id "
+            "where e.model = ?"
+        )
+        if ids is None:
+            cursor = self._db.execute(f"{query} order by e.passage_id", (model,))
+            while batch := cursor.fetchmany(size):
+                yield batch
+            return
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            yield self._db.execute(
+                f"{query} and e.passage_id in ({marks}) order by e.passage_id", [model, *chunk]
+            ).fetchall()
+
+    def put_meta(self, key: str, value: str) -> None:
+        """Set one meta row in a transaction of its own (servers see the change)."""
+        if self.readonly:
+            raise StoreError("the store is open read-only")
+        self._db.execute("insert or replace into meta(key, value) values (?, ?)", (key, value))
 
     def passages_without_vector(
         self, model: str, origin: Origin | None = None
