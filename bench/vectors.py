@@ -3,9 +3,10 @@
 
     .venv/bin/python -m bench.vectors synthetic [--n 1000000] [--data clustered|uniform]
         [--dtype f16] [--connectivity 16] [--expansion-add 128] [--expansion-search 32,64,128]
-    .venv/bin/python -m bench.vectors threshold          # exact against ANN from 5,000 to 200,000
+    .venv/bin/python -m bench.vectors threshold          # exact against ANN from 5,000 to 100,000
     .venv/bin/python -m bench.vectors refdata [--data-dir bench/out/kb-refdata]
     .venv/bin/python -m bench.vectors fixture             # tests/data/refdata-vectors.npz
+    .venv/bin/python -m bench.vectors sweep               # dtype, connectivity, expansions
 
 ``synthetic``: ``--n`` vectors of 384 dimensions, made deterministically from a
 seed. ``uniform``: every vector drawn uniformly on the sphere (normalised
@@ -38,6 +39,7 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import time
@@ -313,7 +315,7 @@ def threshold(args: argparse.Namespace) -> None:
     print("| vectors | exact p50 / p99 ms | ANN p50 / p99 ms | ANN recall@10 | build s |")
     print("| ---: | ---: | ---: | ---: | ---: |")
     items = queries("clustered", 300, args.dims)
-    for n in (5_000, 10_000, 20_000, 50_000, 100_000, 200_000):
+    for n in (5_000, 10_000, 20_000, 50_000, 100_000):
         matrix = np.concatenate([m for _, m in chunks("clustered", n, args.dims, SEED)])
         ids = np.arange(1, n + 1, dtype=np.int64)
         exact = VectorIndex(ids, ids // PER_DOCUMENT, np.array(["k0"] * n), matrix)
@@ -406,6 +408,58 @@ def fixture(args: argparse.Namespace) -> None:
     print(f"{FIXTURE}: {len(rows)} vectors, {len(texts)} questions, {size:,} bytes")
 
 
+def fixture_vectors() -> tuple[Any, Any, Any, Matrix, Matrix]:
+    with np.load(FIXTURE) as data:
+        ids, kinds, documents = data["ids"], data["kinds"], data["documents"]
+        vectors = data["vectors"].astype(np.float32) * data["scale"][:, None]
+        asked = data["questions"].astype(np.float32)
+    return ids, kinds, documents, np.asarray(_unit(vectors)), asked
+
+
+def sweep(args: argparse.Namespace) -> None:
+    """dtype, connectivity and expansions on the real model's refdata vectors (the
+    test fixture): recall@10 against exact and CPU ms per search."""
+    ids, kinds, documents, vectors, asked = fixture_vectors()
+    truth_index = VectorIndex(ids, documents, kinds, vectors)
+    truth = [[h[0] for h in truth_index.search(q, 10)] for q in asked]
+    print(f"## parameters on the refdata vectors ({len(ids):,}, the real model), {machine()}\n")
+    print(
+        "| dtype | connectivity | expansion_add | MB | "
+        + " | ".join(f"ef {ef}: recall@10, CPU ms" for ef in args.expansion_search)
+        + " |"
+    )
+    print("| --- | ---: | ---: | ---: |" + " ---: |" * len(args.expansion_search))
+    OUT.mkdir(exist_ok=True)
+    for dtype in ("f16", "i8"):
+        for connectivity in (16, 32):
+            for expansion_add in (128, 256):
+                path = OUT / f"sweep{ann.SUFFIX}"
+                batch = (ids, documents, list(kinds), vectors)
+                ann.build_file(
+                    path,
+                    "sweep",
+                    [batch],
+                    dtype=dtype,
+                    connectivity=connectivity,
+                    expansion_add=expansion_add,
+                )
+                file = ann.open_file(path)
+                index = ann.AnnVectors(file, np.zeros(0, dtype=np.int64))
+                cells = []
+                for ef in args.expansion_search:
+                    file.index.expansion_search = ef
+                    found, _, cpu = timed(index.search, asked, limit=10)
+                    got = recall([[h[0] for h in f] for f in found], truth)
+                    cells.append(f"{got:.3f}, {statistics.median(cpu):.2f}")
+                size = path.stat().st_size / 1e6
+                print(
+                    f"| {dtype} | {connectivity} | {expansion_add} | {size:.1f} | "
+                    + " | ".join(cells)
+                    + " |"
+                )
+                path.unlink()
+
+
 def machine() -> str:
     load = os.getloadavg()
     return (
@@ -435,6 +489,12 @@ def main() -> None:
     syn.add_argument("--exact-queries", type=int, default=100)
     thr = sub.add_parser("threshold")
     thr.add_argument("--dims", type=int, default=DIMS)
+    swp = sub.add_parser("sweep")
+    swp.add_argument(
+        "--expansion-search",
+        type=lambda s: [int(x) for x in s.split(",")],
+        default=[64, 128, 256],
+    )
     for name in ("refdata", "fixture"):
         ref = sub.add_parser(name)
         ref.add_argument("--data-dir", type=Path, default=OUT / "kb-refdata")
@@ -450,6 +510,8 @@ def main() -> None:
         synthetic(args)
     elif args.command == "threshold":
         threshold(args)
+    elif args.command == "sweep":
+        sweep(args)
     elif args.command == "refdata":
         refdata(args)
     else:

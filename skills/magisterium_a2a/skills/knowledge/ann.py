@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import hashlib
 import json
 import logging
@@ -68,16 +69,18 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-from usearch.index import Index
 
 from magisterium_a2a.skills.knowledge.embeddings import EmbeddingsError, Vector, VectorIndex
 from magisterium_a2a.skills.knowledge.index import Ranked, document_key
 from magisterium_a2a.skills.knowledge.settings import KnowledgeSettings
 from magisterium_a2a.skills.knowledge.store import Store
+
+if TYPE_CHECKING:
+    from usearch.index import Index
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +100,7 @@ METRIC = "cos"
 DTYPE = "f16"
 CONNECTIVITY = 16
 EXPANSION_ADD = 128
-EXPANSION_SEARCH = 64
+EXPANSION_SEARCH = 128
 
 KIND_EXACT = 20_000
 """A kind with at most this many vectors in the file is searched exactly."""
@@ -111,6 +114,20 @@ REBUILD_SHARE = 0.2
 """Changes since the last full build (ids added and removed) past this share
 of the vectors: the next update rebuilds rather than edits the graph."""
 _CHUNK = 16 << 20
+
+
+@functools.cache
+def _usearch() -> type[Index]:
+    """usearch's ``Index``, imported on first use, after onnxruntime when that is
+    installed: usearch's extension carries its own copy of the C++ runtime, and
+    onnxruntime loaded after it crashes in that runtime's locale code (the other
+    order is sound). Stores below the threshold never load it."""
+    with contextlib.suppress(ImportError):
+        import onnxruntime  # noqa: F401
+
+    from usearch.index import Index
+
+    return Index
 
 
 class AnnUnusable(Exception):
@@ -247,7 +264,7 @@ def open_file(path: Path) -> AnnFile:
         fd_path = f"/proc/self/fd/{handle.fileno()}"
         source = fd_path if Path(fd_path).exists() else str(path)
         try:
-            index = Index.restore(source, view=True, expansion_search=EXPANSION_SEARCH)
+            index = _usearch().restore(source, view=True, expansion_search=EXPANSION_SEARCH)
         except (ValueError, RuntimeError) as exc:
             raise AnnUnusable(f"usearch cannot read the index file ({exc})") from None
     if index is None or index.ndim != int(header.get("dims", -1)) or len(index) != count:
@@ -349,7 +366,7 @@ def new_index(
     expansion_add: int = EXPANSION_ADD,
     expansion_search: int = EXPANSION_SEARCH,
 ) -> Index:
-    return Index(
+    return _usearch()(
         ndim=dims,
         metric=METRIC,
         dtype=dtype,
@@ -501,6 +518,8 @@ def update(settings: KnowledgeSettings, models: Iterable[str]) -> list[str]:
 
 def _update(store: Store, model: str, threshold: int) -> str:
     path = path_for(store.directory, model)
+    if len(store.vector_ids(model)) < max(threshold, 1) and not path.exists():
+        return "none (fewer vectors than A2A_VECTORS_ANN_MIN_PASSAGES)"
     with _builder_lock(path.parent):
         ids = store.vector_ids(model)
         if len(ids) < max(threshold, 1):
@@ -548,7 +567,7 @@ def _edit(
     changed: int,
 ) -> int:
     """Edit the graph of ``current``: remove ``gone``, add the vectors of ``added``."""
-    index = Index.restore(str(current.path), view=False, expansion_search=EXPANSION_SEARCH)
+    index = _usearch().restore(str(current.path), view=False, expansion_search=EXPANSION_SEARCH)
     if index is None:
         raise ValueError("usearch cannot load the index file")
     keep = ~np.isin(current.keys, gone, assume_unique=True)
