@@ -48,7 +48,9 @@ inverse of its share, and widening (then exact over the kind) when too few
 of them are of that kind.
 
 One core. A search runs on the calling thread alone (``threads=1``): the
-server already offloads each search to a worker thread.
+server already offloads each search to a worker thread. usearch holds a lock
+of its own around a search of one index (without the GIL), so two worker
+threads of one process search one file one after the other, never at once.
 """
 
 from __future__ import annotations
@@ -101,6 +103,9 @@ DTYPE = "f16"
 CONNECTIVITY = 16
 EXPANSION_ADD = 128
 EXPANSION_SEARCH = 128
+EXPANSION_PER_RESULT = 3
+"""A search for many neighbours (fusion asks for 40 to 80) walks the graph this
+many times wider than their number: recall@80 0.970 at 128, 0.993 at 256."""
 
 KIND_EXACT = 20_000
 """A kind with at most this many vectors in the file is searched exactly."""
@@ -157,7 +162,10 @@ class AnnFile:
     kinds: npt.NDArray[np.uint8]
     stamp: tuple[int, int, int]
     nbytes: int
+    expansion: int = EXPANSION_SEARCH
+    """The graph's expansion at search, at the least (``matches``)."""
     _by_kind: dict[int, tuple[npt.NDArray[np.intp], Vector]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
     def model(self) -> str:
@@ -199,8 +207,12 @@ class AnnFile:
         return found
 
     def matches(self, query: Vector, count: int, *, exact: bool = False) -> tuple[Any, Any]:
-        """(ids, similarities) of the graph's ``count`` nearest, on this thread alone."""
-        found = self.index.search(query, count, threads=1, exact=exact)
+        """(ids, similarities) of the graph's ``count`` nearest, on this thread alone,
+        the graph walked ``EXPANSION_PER_RESULT`` times wider than the count asked
+        (usearch's expansion is a property of the index: set and used under a lock)."""
+        with self._lock:
+            self.index.expansion_search = max(self.expansion, EXPANSION_PER_RESULT * count)
+            found = self.index.search(query, count, threads=1, exact=exact)
         similarities = 1.0 - np.asarray(found.distances, dtype=np.float32)
         return np.asarray(found.keys).astype(np.int64), similarities
 
@@ -672,12 +684,11 @@ class AnnVectors:
                     ids[keep], scores[keep], file.doc_keys[positions[keep]], strict=True
                 )
             ]
-            if len(hits) >= limit or want >= size or exact:
-                break
+            if len(hits) >= limit or want >= size:
+                return hits[:limit]
+            if exact and code is not None:
+                return self._exact_kind(query, limit, code)
             want *= 4
-        if code is not None and len(hits) < limit and want < size:
-            return self._exact_kind(query, limit, code)
-        return hits[:limit]
 
     def _exact_kind(self, query: Vector, limit: int, code: int) -> Ranked:
         file = self.file
