@@ -179,8 +179,18 @@ def test_documents_embed_fills_in_missing_vectors_and_doctor_says_hybrid(
     assert "317 of 317 passages have a vector" in text
     assert f"fake-mini ({fake.url}/embeddings) answered 48-dimensional vectors" in text
 
-    again = run_cli(hybrid, "documents", "embed", env=environment)
+    assert (
+        "vector search, fake-mini: exact (317 vectors, fewer than "
+        "A2A_VECTORS_ANN_MIN_PASSAGES=20000)" in text
+    )
+
+    # Issue 22: with the threshold at 0, `documents embed` builds the approximate index
+    # (nothing left to embed) and doctor says it serves.
+    forced = {**environment, "A2A_VECTORS_ANN_MIN_PASSAGES": "0"}
+    again = run_cli(hybrid, "documents", "embed", env=forced)
     assert "Embedded 0 passages." in again.stdout
+    text = " ".join(run_cli(hybrid, "doctor", env=forced).stdout.split())
+    assert "vector search, fake-mini: approximate (usearch HNSW over 317 vectors" in text
 
     missing = run_cli(settings, "documents", "embed", env={"A2A_EMBEDDINGS_LOCAL": "false"})
     assert missing.exit_code == 2
