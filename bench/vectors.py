@@ -3,7 +3,7 @@
 
     .venv/bin/python -m bench.vectors synthetic [--n 1000000] [--data clustered|uniform]
         [--dtype f16] [--connectivity 16] [--expansion-add 128] [--expansion-search 32,64,128]
-    .venv/bin/python -m bench.vectors threshold          # exact against ANN from 5,000 to 100,000
+    .venv/bin/python -m bench.vectors threshold          # exact against ANN, 5,000 to 50,000
     .venv/bin/python -m bench.vectors refdata [--data-dir bench/out/kb-refdata]
     .venv/bin/python -m bench.vectors fixture             # tests/data/refdata-vectors.npz
     .venv/bin/python -m bench.vectors sweep               # dtype, connectivity, expansions
@@ -320,10 +320,13 @@ def exact_at_scale(args: argparse.Namespace, items: Matrix) -> None:
 def threshold(args: argparse.Namespace) -> None:
     """Exact against ANN p50/p99 at small sizes: where the index starts to pay."""
     print(f"## where the index starts to pay (clustered, {machine()})\n")
-    print("| vectors | exact p50 / p99 ms | ANN p50 / p99 ms | ANN recall@10 | build s |")
+    print(
+        "| vectors | exact p50 / p99 ms (CPU p50) | ANN p50 / p99 ms (CPU p50) | ANN recall@10 "
+        "| build s |"
+    )
     print("| ---: | ---: | ---: | ---: | ---: |")
     items = queries("clustered", 300, args.dims)
-    for n in (5_000, 10_000, 20_000, 50_000, 100_000):
+    for n in args.sizes:
         matrix = np.concatenate([m for _, m in chunks("clustered", n, args.dims, SEED)])
         ids = np.arange(1, n + 1, dtype=np.int64)
         exact = VectorIndex(ids, ids // PER_DOCUMENT, np.array(["k0"] * n), matrix)
@@ -334,13 +337,14 @@ def threshold(args: argparse.Namespace) -> None:
         vectors = ann.AnnVectors(ann.open_file(path), np.zeros(0, dtype=np.int64))
         timed(exact.search, items[:20], limit=10)
         timed(vectors.search, items[:20], limit=10)
-        truth, exact_wall, _ = timed(exact.search, items, limit=10)
-        found, ann_wall, _ = timed(vectors.search, items, limit=10)
+        truth, exact_wall, exact_cpu = timed(exact.search, items, limit=10)
+        found, ann_wall, ann_cpu = timed(vectors.search, items, limit=10)
         got = recall([[h[0] for h in f] for f in found], [[h[0] for h in t] for t in truth])
-        e50, e99 = percentiles(exact_wall)
-        a50, a99 = percentiles(ann_wall)
+        (e50, e99), (a50, a99) = percentiles(exact_wall), percentiles(ann_wall)
+        ec, ac = percentiles(exact_cpu)[0], percentiles(ann_cpu)[0]
         print(
-            f"| {n:,} | {e50:.2f} / {e99:.2f} | {a50:.2f} / {a99:.2f} | {got:.3f} | {built:.1f} |"
+            f"| {n:,} | {e50:.2f} / {e99:.2f} ({ec:.2f}) | {a50:.2f} / {a99:.2f} ({ac:.2f}) "
+            f"| {got:.3f} | {built:.1f} |"
         )
         path.unlink()
 
@@ -536,6 +540,11 @@ def main() -> None:
     syn.add_argument("--exact-queries", type=int, default=100)
     thr = sub.add_parser("threshold")
     thr.add_argument("--dims", type=int, default=DIMS)
+    thr.add_argument(
+        "--sizes",
+        type=lambda s: [int(x) for x in s.split(",")],
+        default=[5_000, 10_000, 20_000, 50_000],
+    )
     swp = sub.add_parser("sweep")
     swp.add_argument(
         "--expansion-search",

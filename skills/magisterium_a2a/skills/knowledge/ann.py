@@ -76,7 +76,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from magisterium_a2a.skills.knowledge.embeddings import EmbeddingsError, Vector, VectorIndex
+from magisterium_a2a.skills.knowledge.embeddings import (
+    EmbeddingsError,
+    Vector,
+    VectorIndex,
+    _blas,
+)
 from magisterium_a2a.skills.knowledge.index import Ranked, document_key
 from magisterium_a2a.skills.knowledge.settings import KnowledgeSettings
 from magisterium_a2a.skills.knowledge.store import Store
@@ -102,7 +107,7 @@ METRIC = "cos"
 DTYPE = "f16"
 CONNECTIVITY = 16
 EXPANSION_ADD = 128
-EXPANSION_SEARCH = 128
+EXPANSION_SEARCH = 256
 EXPANSION_PER_RESULT = 3
 """A search for many neighbours (fusion asks for 40 to 80) walks the graph this
 many times wider than their number: recall@80 0.970 at 128, 0.993 at 256."""
@@ -206,12 +211,17 @@ class AnnFile:
             self._by_kind[code] = found
         return found
 
-    def matches(self, query: Vector, count: int, *, exact: bool = False) -> tuple[Any, Any]:
-        """(ids, similarities) of the graph's ``count`` nearest, on this thread alone,
-        the graph walked ``EXPANSION_PER_RESULT`` times wider than the count asked
-        (usearch's expansion is a property of the index: set and used under a lock)."""
+    def matches(
+        self, query: Vector, count: int, *, exact: bool = False, wide: bool = True
+    ) -> tuple[Any, Any]:
+        """(ids, similarities) of the graph's ``count`` nearest, on this thread alone.
+        ``wide``: the graph walked ``EXPANSION_PER_RESULT`` times wider than the count
+        asked, for the ranking of all of them; else just wide enough to return them
+        (the kind filter's oversampling, which keeps a few of many). usearch's
+        expansion is a property of the index: set and used under a lock."""
+        expansion = EXPANSION_PER_RESULT * count if wide else count
         with self._lock:
-            self.index.expansion_search = max(self.expansion, EXPANSION_PER_RESULT * count)
+            self.index.expansion_search = max(self.expansion, expansion)
             found = self.index.search(query, count, threads=1, exact=exact)
         similarities = 1.0 - np.asarray(found.distances, dtype=np.float32)
         return np.asarray(found.keys).astype(np.int64), similarities
@@ -673,7 +683,7 @@ class AnnVectors:
         while True:
             want = min(want, size)
             exact = want > MAX_ANN_COUNT
-            ids, scores = file.matches(query, want, exact=exact)
+            ids, scores = file.matches(query, want, exact=exact, wide=code is None)
             positions = file.positions(ids)
             keep = self._alive(ids)
             if code is not None:
@@ -695,7 +705,8 @@ class AnnVectors:
         positions, matrix = file.kind_matrix(code)
         if not positions.shape[0]:
             return []
-        scores = matrix @ query
+        with _blas().limit(limits=1, user_api="blas"):
+            scores = matrix @ query
         ids = file.keys[positions]
         if self.dead.shape[0]:
             scores = np.where(self._alive(ids), scores, -np.inf)
