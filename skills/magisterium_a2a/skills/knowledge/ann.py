@@ -221,7 +221,7 @@ class AnnFile:
         expansion is a property of the index: set and used under a lock."""
         expansion = EXPANSION_PER_RESULT * count if wide else count
         with self._lock:
-            self.index.expansion_search = max(self.expansion, expansion)
+            self.index.expansion_search = max(self.expansion, expansion)  # type: ignore[misc]
             found = self.index.search(query, count, threads=1, exact=exact)
         similarities = 1.0 - np.asarray(found.distances, dtype=np.float32)
         return np.asarray(found.keys).astype(np.int64), similarities
