@@ -262,6 +262,21 @@ def test_a_corrupt_file_means_exact_search(settings: KnowledgeSettings, store: S
     assert isinstance(served(store).vectors, ann.AnnVectors)
 
 
+def test_a_graph_that_serves_badly_is_not_used(
+    settings: KnowledgeSettings, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The graph's recall on its own vectors, measured at build, is in the header;
+    under the floor (raised here past any graph) search is exact."""
+    ann.update(settings, [MODEL])
+    loaded = served(store)
+    assert isinstance(loaded.vectors, ann.AnnVectors)
+    assert loaded.vectors.file.header["self_recall"] >= ann.MIN_SELF_RECALL
+    monkeypatch.setattr(ann, "MIN_SELF_RECALL", 1.01)
+    loaded = served(store)
+    assert isinstance(loaded.vectors, VectorIndex)
+    assert "nearest neighbours of its own vectors, fewer than 101%" in loaded.state
+
+
 def test_no_file_means_exact_search(store: Store) -> None:
     loaded = served(store)
     assert isinstance(loaded.vectors, VectorIndex)

@@ -123,6 +123,12 @@ MAX_DEAD_SHARE = 0.5
 REBUILD_SHARE = 0.2
 """Changes since the last full build (ids added and removed) past this share
 of the vectors: the next update rebuilds rather than edits the graph."""
+MIN_SELF_RECALL = 0.9
+"""A graph that finds less than this share of the exact ten nearest neighbours of
+its own vectors (measured at build: ``self_recall``) is not used. Text embeddings
+give 0.99 and more; vectors spread uniformly (a pessimal case no text model makes,
+bench/RESULTS-vectors.md) 0.1-0.3, and exact search is the better answer there."""
+SELF_SAMPLE = 64
 _CHUNK = 16 << 20
 
 
@@ -407,11 +413,30 @@ def _params(index: Index) -> dict[str, Any]:
     }
 
 
+def self_recall(index: Index, keys: npt.NDArray[np.int64], sample: int = SELF_SAMPLE) -> float:
+    """The share of the exact ten nearest neighbours of some of the index's own
+    vectors that the graph finds at the search expansion (on all cores: at build)."""
+    chosen = keys[np.linspace(0, keys.shape[0] - 1, min(sample, keys.shape[0])).astype(np.intp)]
+    rows: Any = index.get(chosen.astype(np.uint64), dtype="f32")
+    queries = np.ascontiguousarray(np.vstack(rows), dtype=np.float32)
+    count = min(10, keys.shape[0])
+    index.expansion_search = EXPANSION_SEARCH  # type: ignore[misc]
+    approximate = np.asarray(index.search(queries, count, threads=0).keys).reshape(-1, count)
+    exact = np.asarray(index.search(queries, count, threads=0, exact=True).keys)
+    found = sum(
+        len(set(a.tolist()) & set(e.tolist()))
+        for a, e in zip(approximate, exact.reshape(-1, count), strict=True)
+    )
+    share: float = found / (count * int(queries.shape[0]))
+    return share
+
+
 def _header(
     model: str,
     index: Index,
     kind_names: list[str],
     kinds: npt.NDArray[np.uint8],
+    keys: npt.NDArray[np.int64],
     *,
     rebuilt: float,
     changed: int,
@@ -420,6 +445,7 @@ def _header(
 
     counts = np.bincount(kinds, minlength=len(kind_names)).tolist()
     return {
+        "self_recall": self_recall(index, keys),
         "format": FORMAT,
         "model": model,
         "dims": int(index.ndim),
@@ -461,7 +487,7 @@ def build_file(
     if index is None or not keys:
         raise ValueError("no vectors to index")
     all_keys, all_docs, all_codes = _sorted(keys, doc_keys, codes)
-    header = _header(model, index, kind_names, all_codes, rebuilt=time.time(), changed=0)
+    header = _header(model, index, kind_names, all_codes, all_keys, rebuilt=time.time(), changed=0)
     _write(path, index, all_keys, all_docs, all_codes, header)
     return int(all_keys.shape[0])
 
@@ -610,6 +636,7 @@ def _edit(
         index,
         kind_names,
         all_codes,
+        all_keys,
         rebuilt=float(current.header.get("rebuilt", time.time())),
         changed=changed,
     )
@@ -754,6 +781,12 @@ def load(store: Store, model: str, min_passages: int) -> Loaded:
             raise AnnUnusable(
                 f"the index file has {file.dims} dimensions, the stored vectors {dims}"
             )
+        found = float(file.header.get("self_recall", 1.0))
+        if found < MIN_SELF_RECALL:
+            raise AnnUnusable(
+                f"the index finds {found:.0%} of the nearest neighbours of its own vectors, "
+                f"fewer than {MIN_SELF_RECALL:.0%}: these vectors suit no graph"
+            )
         dead = np.setdiff1d(file.keys, ids, assume_unique=True)
         if dead.shape[0] > MAX_DEAD_SHARE * len(file):
             raise AnnUnusable(f"{dead.shape[0]} of the index file's {len(file)} ids are deleted")
@@ -776,6 +809,7 @@ def load(store: Store, model: str, min_passages: int) -> Loaded:
         added = None
     state = (
         f"approximate (usearch HNSW over {len(file)} vectors, {path.name}, "
+        f"recall@10 {float(file.header.get('self_recall', 1.0)):.3f} at build, "
         f"{file.nbytes / 1e6:.0f} MB mapped; {len(fresh)} added since searched exactly, "
         f"{dead.shape[0]} deleted since filtered out)"
     )
