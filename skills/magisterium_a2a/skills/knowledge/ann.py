@@ -18,7 +18,7 @@ demand and shared with the other processes through the page cache) when the
 store holds at least ``A2A_VECTORS_ANN_MIN_PASSAGES`` vectors of the model
 and the file is whole (trailer, sizes and checksum), of that model, and of
 the stored vectors' dimension. Otherwise (absent, unreadable, another model
-or dimension, below the threshold) search is exact over every stored vector
+or dimension, below the threshold, and the two cases below) search is exact over every stored vector
 (``embeddings.VectorIndex``), as before; ``doctor`` says which and why.
 
 Staying right as the store changes. Passage ids are never reused (SQLite
@@ -33,6 +33,11 @@ store with the file's:
   graph asked for more when they took places (finally, exact search over
   the graph's own vectors); a file more than half of whose ids are gone is
   not used at all.
+
+A graph that serves badly is not used either: at build, it is searched for
+some of its own vectors, and a file whose graph found less than 90% of their
+exact ten nearest (``self_recall``, kept in its header; text embeddings give
+0.99 and more, uniformly spread vectors 0.29) means exact search.
 
 The next ``ingest``, ``documents embed`` or start-up that embeds the
 catalogue brings the file up to date (``update``): in place (new vectors
