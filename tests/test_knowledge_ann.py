@@ -50,8 +50,12 @@ def kind_of(i: int) -> DocumentKind:
 def put(store: Store, first: int, count: int, rng: np.random.Generator, dims: int = DIMS) -> None:
     with store.writer() as writer:
         for i in range(first, first + count):
-            vectors = [to_blob(v) for v in unit(rng, PER_DOCUMENT, dims)]
-            writer.put(document(i, kind_of(i)), vectors=vectors, model=MODEL)
+            writer.put(document(i, kind_of(i)))
+    # The new passages' vectors, as ingestion writes them: after their documents.
+    fresh = store.passages_without_vector(MODEL)
+    blobs = [to_blob(v) for v in unit(rng, len(fresh), dims)]
+    with store.writer() as writer:
+        writer.put_vectors(MODEL, [(p.id, blob) for p, blob in zip(fresh, blobs, strict=True)])
 
 
 @pytest.fixture

@@ -72,12 +72,18 @@ def small_windows(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(parallel, "WINDOW", 16)
 
 
+def _batched_and_alone(
+    model: LocalEmbedder | MultilingualEmbedder, texts: list[str]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The texts' vectors embedded in length-sorted batches, and one at a time."""
+    batched = np.concatenate(list(model.embed(texts)))
+    return batched, np.stack([model.embed_one(t) for t in texts])
+
+
 def test_length_batched_english_vectors_are_the_one_by_one_vectors(
     texts: list[str], small_windows: None
 ) -> None:
-    model = LocalEmbedder.load(workers=2)
-    batched = np.concatenate(list(model.embed(texts)))
-    alone = np.stack([model.embed_one(t) for t in texts])
+    batched, alone = _batched_and_alone(LocalEmbedder.load(workers=2), texts)
     assert batched.shape == (len(texts), 384)
     np.testing.assert_allclose(batched, alone, atol=1e-5)
     sequential = np.concatenate(list(LocalEmbedder.load(workers=1).embed(texts)))
@@ -87,9 +93,7 @@ def test_length_batched_english_vectors_are_the_one_by_one_vectors(
 def test_length_batched_cross_lingual_vectors_are_the_one_by_one_vectors(
     texts: list[str], small_windows: None
 ) -> None:
-    model = MultilingualEmbedder.load(workers=2)
-    batched = np.concatenate(list(model.embed(texts)))
-    alone = np.stack([model.embed_one(t) for t in texts])
+    batched, alone = _batched_and_alone(MultilingualEmbedder.load(workers=2), texts)
     assert batched.shape == (len(texts), 512)
     # This graph reads a batch padded to its longest text, and that shifts a
     # vector a little: the batches in input order of earlier versions were as far

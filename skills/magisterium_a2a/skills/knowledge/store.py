@@ -455,8 +455,6 @@ class Writer:
         document: Document,
         *,
         passages: list[PassageText] | None = None,
-        vectors: Sequence[bytes] | None = None,
-        model: str | None = None,
     ) -> int:
         """Store (or replace) a document and its passages; the number of passages."""
         self.delete(document.id)
@@ -492,17 +490,12 @@ class Writer:
             ),
         )
         entries: list[IndexEntry] = []
-        for i, part in enumerate(parts):
+        for part in parts:
             cursor = self._db.execute(
                 "insert into passages(doc_id, ordinal, heading, ref, text) values (?, ?, ?, ?, ?)",
                 (document.id, part.ordinal, part.heading, part.ref, part.text),
             )
             pid = int(cursor.lastrowid or 0)
-            if vectors is not None and model is not None:
-                self._db.execute(
-                    "insert into embeddings(passage_id, model, vector) values (?, ?, ?)",
-                    (pid, model, vectors[i]),
-                )
             entries.append(
                 IndexEntry(
                     pid,
