@@ -28,11 +28,13 @@ from magisterium_a2a.server.storage import (
     Keys,
     ListArgs,
     ListKeys,
+    Pipe,
     SaveArgs,
     SaveKeys,
     Scripts,
     Status,
     connect,
+    hot_pipe,
 )
 from magisterium_a2a.server.storage.batching import MAX_BATCH
 from magisterium_a2a.server.storage.connection import HiredisPacking
@@ -46,6 +48,11 @@ NOW = 1_800_000_000_000
 class Store:
     redis: Redis
     keys: Keys
+    pipe: Pipe | None = None
+
+    def scripts(self) -> Scripts:
+        """The scripts as the server runs them on this store."""
+        return Scripts(self.redis, self.pipe)
 
     def save_keys(self, task_id: str, state: str = "completed", ctx: str = "ctx") -> SaveKeys:
         k = self.keys
@@ -64,16 +71,23 @@ class Store:
         return keys, AdmitArgs(now, 60_000, limit, f"{now}-{n}", 60_000)
 
 
-@pytest.fixture(params=["fakeredis", "redis"])
+@pytest.fixture(params=["fakeredis", "redis", "pipe"])
 async def store(request: pytest.FixtureRequest) -> AsyncIterator[Store]:
-    """fakeredis, or the real Redis under a key prefix of this test's own."""
+    """fakeredis, or the real Redis under a key prefix of this test's own, through
+    redis-py or, as the server runs its scripts on a plain redis:// URL, the pipe."""
+    pipe = None
     if request.param == "fakeredis":
         redis: Redis = fakeredis.FakeAsyncRedis()
         prefix = "t"
     else:
         settings: Settings = request.getfixturevalue("redis_settings")
         redis, prefix = connect(settings), settings.key_prefix
-    yield Store(redis, Keys(prefix))
+        if request.param == "pipe":
+            pipe = hot_pipe(settings)
+            assert pipe is not None
+    yield Store(redis, Keys(prefix), pipe)
+    if pipe is not None:
+        await pipe.aclose()
     await redis.aclose()
 
 
@@ -125,7 +139,7 @@ def test_one_users_keys_share_a_cluster_slot() -> None:
 
 
 async def test_admit_gives_verdicts(store: Store) -> None:
-    scripts, client, claim = Scripts(store.redis), store.redis, store.claim
+    scripts, client, claim = store.scripts(), store.redis, store.claim
     first = await scripts.admit(*claim(n=1))
     assert (first.status, first.remaining, first.reset_ms) == (Status.ADMITTED, 1, 60_000)
     second = await scripts.admit(*claim(now=NOW + 1000, n=2))
@@ -143,7 +157,7 @@ async def test_admit_gives_verdicts(store: Store) -> None:
 
 
 async def test_admit_and_save_writes_only_when_admitted(store: Store) -> None:
-    scripts, client, claim = Scripts(store.redis), store.redis, store.claim
+    scripts, client, claim = store.scripts(), store.redis, store.claim
 
     def save(task_id: str) -> tuple[SaveKeys, SaveArgs]:
         return store.save_keys(task_id), SaveArgs(
@@ -171,9 +185,9 @@ async def test_admit_and_save_writes_only_when_admitted(store: Store) -> None:
         assert 0 < await client.ttl(index) <= 30
 
 
-@pytest.mark.parametrize("store", ["redis"], indirect=True)
+@pytest.mark.parametrize("store", ["redis", "pipe"], indirect=True)
 async def test_a_server_that_forgot_the_scripts_gets_them_again(store: Store) -> None:
-    scripts, client, claim = Scripts(store.redis), store.redis, store.claim
+    scripts, client, claim = store.scripts(), store.redis, store.claim
     assert (await scripts.admit(*claim(n=1))).status is Status.ADMITTED
     await client.script_flush()
     assert (await scripts.admit(*claim(n=2))).status is Status.ADMITTED
@@ -181,7 +195,7 @@ async def test_a_server_that_forgot_the_scripts_gets_them_again(store: Store) ->
 
 
 async def test_each_write_indexes_the_task_and_retires_what_the_ttl_ended(store: Store) -> None:
-    scripts, client, keys = Scripts(store.redis), store.redis, store.keys
+    scripts, client, keys = store.scripts(), store.redis, store.keys
     ttl = 60
 
     async def write(task_id: str, at: int, state: str = "completed", ctx: str = "ctx") -> None:
@@ -211,7 +225,7 @@ async def test_each_write_indexes_the_task_and_retires_what_the_ttl_ended(store:
 
 
 async def test_list_pages_through_an_index_newest_first(store: Store) -> None:
-    scripts, keys = Scripts(store.redis), store.keys
+    scripts, keys = store.scripts(), store.keys
     # Five tasks, two of them written in the same millisecond.
     for n, at in enumerate([NOW, NOW + 1, NOW + 2, NOW + 2, NOW + 3]):
         state = "failed" if n == 1 else "completed"
@@ -290,8 +304,9 @@ class CountingPipelines:
         redis.evalsha = counted_evalsha  # type: ignore[method-assign,assignment]
 
 
+@pytest.mark.parametrize("store", ["fakeredis", "redis"], indirect=True)
 async def test_the_calls_of_one_loop_turn_share_one_pipeline_and_stay_exact(store: Store) -> None:
-    scripts, claim = Scripts(store.redis), store.claim
+    scripts, claim = store.scripts(), store.claim
     await scripts.admit(*claim(user="warm", n=-1))  # the server knows the script now
     rounds = CountingPipelines(store.redis)
     verdicts = await asyncio.gather(*(scripts.admit(*claim(limit=15, n=n)) for n in range(40)))
@@ -303,6 +318,14 @@ async def test_the_calls_of_one_loop_turn_share_one_pipeline_and_stay_exact(stor
     # Alone, a call is sent as it is.
     assert (await scripts.admit(*claim(user="bob", n=99))).status is Status.ADMITTED
     assert (rounds.pipelines, rounds.direct) == ([40], 1)
+
+
+@pytest.mark.parametrize("store", ["pipe"], indirect=True)
+async def test_concurrent_calls_down_the_pipe_stay_exact_and_in_order(store: Store) -> None:
+    scripts, claim = store.scripts(), store.claim
+    verdicts = await asyncio.gather(*(scripts.admit(*claim(limit=15, n=n)) for n in range(40)))
+    assert [v.status for v in verdicts] == [Status.ADMITTED] * 15 + [Status.LIMITED] * 25
+    assert [v.remaining for v in verdicts[:15]] == list(range(14, -1, -1))
 
 
 async def test_a_batch_is_capped_and_the_rest_goes_in_the_next() -> None:
@@ -318,9 +341,9 @@ async def test_a_batch_is_capped_and_the_rest_goes_in_the_next() -> None:
     assert sorted(rounds.pipelines) == [5, MAX_BATCH]
 
 
-@pytest.mark.parametrize("store", ["redis"], indirect=True)
+@pytest.mark.parametrize("store", ["redis", "pipe"], indirect=True)
 async def test_a_pipeline_after_the_server_forgot_the_scripts(store: Store) -> None:
-    scripts, client, claim = Scripts(store.redis), store.redis, store.claim
+    scripts, client, claim = store.scripts(), store.redis, store.claim
     assert (await scripts.admit(*claim(n=0))).status is Status.ADMITTED
     await client.script_flush()
     verdicts = await asyncio.gather(*(scripts.admit(*claim(limit=3, n=n)) for n in range(1, 5)))

@@ -40,7 +40,7 @@ from magisterium_a2a.server.ratelimit import RateLimiter
 from magisterium_a2a.server.recording import Recorder
 from magisterium_a2a.server.registry import SkillRegistry
 from magisterium_a2a.server.rpc import Dispatcher, Dispatchers, VersionRefusal
-from magisterium_a2a.server.storage import Keys, Scripts, connect
+from magisterium_a2a.server.storage import Keys, Pipe, Scripts, connect, hot_pipe
 from magisterium_a2a.server.tasks import RedisTaskStore, TaskStore
 from magisterium_a2a.server.testmode import TestMode
 from magisterium_a2a.server.tokens import FileTokenStore, RedisTokenStore, TokenStore
@@ -54,6 +54,8 @@ class Runtime:
 
     settings: Settings
     redis: Redis
+    pipe: Pipe | None
+    """The hot path's connection beside ``redis`` (storage/pipe.py), if any."""
     clock: Clock
     store: TaskStore
     tokens: TokenStore
@@ -78,6 +80,8 @@ class Runtime:
 
     async def close(self) -> None:
         await self.env.close()
+        if self.pipe is not None:
+            await self.pipe.aclose()
         await self.redis.aclose()
 
 
@@ -112,8 +116,9 @@ def build_runtime(
     if settings.test_mode:
         clock = ShiftedClock(clock)
         testmode = TestMode(redis, keys, clock, ids if isinstance(ids, SeededIds) else None)
-    scripts = Scripts(redis)
-    store = RedisTaskStore(redis, scripts, keys, settings.task_ttl_seconds, clock)
+    pipe = hot_pipe(settings)
+    scripts = Scripts(redis, pipe)
+    store = RedisTaskStore(redis, scripts, keys, settings.task_ttl_seconds, clock, pipe)
     limiter = RateLimiter(scripts, keys, settings, clock)
     tokens = token_store(settings, redis, keys)
     oauth = build_oauth(settings, redis, clock, tokens, provider)
@@ -161,6 +166,7 @@ def build_runtime(
     return Runtime(
         settings=settings,
         redis=redis,
+        pipe=pipe,
         clock=clock,
         store=store,
         tokens=tokens,

@@ -36,6 +36,7 @@ from magisterium_a2a.server.storage import (
     Keys,
     ListArgs,
     ListKeys,
+    Pipe,
     SaveArgs,
     SaveKeys,
     Scripts,
@@ -132,9 +133,16 @@ class TaskStore(ABC):
 
 class RedisTaskStore(TaskStore):
     def __init__(
-        self, redis: Redis, scripts: Scripts, keys: Keys, ttl_seconds: int, clock: Clock
+        self,
+        redis: Redis,
+        scripts: Scripts,
+        keys: Keys,
+        ttl_seconds: int,
+        clock: Clock,
+        pipe: Pipe | None = None,
     ) -> None:
         self._redis = redis
+        self._pipe = pipe
         self._scripts = scripts
         self._keys = keys
         self._ttl = ttl_seconds
@@ -177,10 +185,14 @@ class RedisTaskStore(TaskStore):
         return payload, SaveArgs(record, self._ttl, task.id, CONTEXT_HISTORY_LIMIT, int(now * 1000))
 
     async def get_json(self, owner: str, task_id: str, token_id: str = NO_TOKEN_ID) -> bytes | None:
-        async with self._redis.pipeline(transaction=False) as pipe:
-            pipe.exists(self._keys.revoked(owner, token_id))
-            pipe.get(self._keys.task(owner, task_id))
-            revoked, raw = await pipe.execute()
+        revoked_key, task_key = self._keys.revoked(owner, token_id), self._keys.task(owner, task_id)
+        if self._pipe is not None:  # the hot path's connection (storage/pipe.py)
+            revoked, raw = await self._pipe.calls(("EXISTS", revoked_key), ("GET", task_key))
+        else:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.exists(revoked_key)
+                pipe.get(task_key)
+                revoked, raw = await pipe.execute()
         if revoked:
             raise Unauthorized(data={"reason": "token revoked"})
         return self._live(raw)

@@ -5,8 +5,9 @@ want (keys from ``Keys``, a script call with named keys and arguments) and
 read plain verdicts back, and never hold Lua text or key layouts of their own.
 """
 
-from magisterium_a2a.server.storage.connection import connect, text
+from magisterium_a2a.server.storage.connection import connect, hot_pipe, text
 from magisterium_a2a.server.storage.keys import Keys
+from magisterium_a2a.server.storage.pipe import Pipe
 from magisterium_a2a.server.storage.scripts import (
     AdmitArgs,
     AdmitKeys,
@@ -27,11 +28,13 @@ __all__ = [
     "ListArgs",
     "ListKeys",
     "Page",
+    "Pipe",
     "SaveArgs",
     "SaveKeys",
     "Scripts",
     "Status",
     "Verdict",
     "connect",
+    "hot_pipe",
     "text",
 ]

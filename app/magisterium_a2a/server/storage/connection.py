@@ -21,6 +21,7 @@ from redis.retry import Retry
 from redis.typing import EncodableT
 
 from magisterium_a2a.server.config import Settings
+from magisterium_a2a.server.storage.pipe import Pipe
 
 
 def connect(settings: Settings) -> Redis:
@@ -70,6 +71,14 @@ def connect(settings: Settings) -> Redis:
     if url.scheme == "redis":
         options["connection_class"] = HiredisPacking
     return Redis.from_url(settings.redis_url, health_check_interval=30, **options)
+
+
+def hot_pipe(settings: Settings) -> Pipe | None:
+    """The hot path's pipelined connection (``pipe.py``) for a plain ``redis://``
+    server; None for the embedded store and every other kind of URL."""
+    if settings.embedded:
+        return None
+    return Pipe.for_url(settings.redis_url, settings.redis_timeout_seconds)
 
 
 _PLAIN = (str, bytes, int)

@@ -7,8 +7,10 @@ position is agreed in a comment. Each script is bound once per client and run
 by EVALSHA, loading its text when the server does not know it yet (after a
 restart or SCRIPT FLUSH), which is what redis-py's ``register_script`` does;
 this does it without the per-call import and list copies of that helper, on the
-hot path of every cheap ``message/send``, and sends the calls of one turn of the
-event loop as one pipeline (``batching.py``). The scripts run unchanged on fakeredis.
+hot path of every cheap ``message/send``. On a plain ``redis://`` server the calls
+go down the hot path's pipelined connection (``pipe.py``); on any other, through
+redis-py, one turn of the event loop's calls as one pipeline (``batching.py``).
+The scripts run unchanged on fakeredis.
 """
 
 from __future__ import annotations
@@ -17,12 +19,13 @@ from enum import IntEnum
 from functools import cache
 from hashlib import sha1
 from importlib.resources import files
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from redis.asyncio import Redis
 
 from magisterium_a2a.server.storage.batching import ScriptBatcher
 from magisterium_a2a.server.storage.connection import text
+from magisterium_a2a.server.storage.pipe import Pipe
 
 LUA = files("magisterium_a2a.server.storage") / "lua"
 
@@ -131,13 +134,20 @@ def source(
     return "\n".join([*parts, (LUA / f"{name}.lua").read_text()])
 
 
+class Runner(Protocol):
+    """What runs a script by its digest: ``Pipe`` or ``ScriptBatcher``."""
+
+    async def evalsha(self, sha: str, text: str, *args: Any) -> Any:
+        """``EVALSHA sha *args``, loading ``text`` first when the server lacks it."""
+
+
 class _Script:
-    """One script on one client, run by EVALSHA through the client's batcher
-    (``batching.py``), which loads its text first when the server lacks it."""
+    """One script on one client, run by EVALSHA through the client's runner,
+    which loads its text first when the server lacks it."""
 
     def __init__(
         self,
-        batcher: ScriptBatcher,
+        batcher: Runner,
         name: str,
         keys: tuple[str, ...],
         args: tuple[str, ...],
@@ -156,8 +166,8 @@ class _Script:
 class Scripts:
     """The scripts, bound to one client; each call is one round trip."""
 
-    def __init__(self, redis: Redis) -> None:
-        batcher = ScriptBatcher(redis)
+    def __init__(self, redis: Redis, pipe: Pipe | None = None) -> None:
+        batcher: Runner = pipe if pipe is not None else ScriptBatcher(redis)
         self._admit = _Script(
             batcher, "admit", AdmitKeys._fields, AdmitArgs._fields, ("admission",)
         )
