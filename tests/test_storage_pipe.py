@@ -156,6 +156,15 @@ async def test_a_server_that_closes_fails_the_waiting_command_only() -> None:
         await pipe.aclose()
 
 
+async def test_callers_arriving_together_share_one_connect() -> None:
+    async with FakeServer(lambda n, data: b"+PONG\r\n" * data.count(b"PING")) as server:
+        pipe = Pipe("127.0.0.1", server.port, timeout=10.0)
+        replies = await asyncio.gather(*(pipe.call("PING") for _ in range(20)))
+        assert replies == [b"PONG"] * 20
+        assert server.connections == 1
+        await pipe.aclose()
+
+
 async def test_a_silent_server_times_out_and_the_connection_is_dropped() -> None:
     async with FakeServer(lambda n, _: None if n == 1 else b"+PONG\r\n") as server:
         pipe = Pipe("127.0.0.1", server.port, timeout=0.05)
