@@ -459,16 +459,21 @@ def write_report(
 
 
 TITLE = "# Benchmark results"
+INTRO = "Newest run first; each section is one run, every round listed."
 
 
 def _with_earlier_runs(path: Path, section: str) -> str:
-    """The report with the new run first and every earlier run kept below it."""
+    """The report with the new run first and every earlier run kept below it.
+
+    The title and the intro line are written once, at the top: they are taken
+    off the earlier text before it goes below the new section, or every run
+    would leave another copy of the intro between two sections.
+    """
     earlier = path.read_text() if path.exists() else ""
-    if earlier.startswith(TITLE):
-        earlier = earlier[len(TITLE) :].lstrip("\n")
-    return f"{TITLE}\n\nNewest run first; each section is one run, every round listed.\n\n" + (
-        section + ("\n" + earlier if earlier else "")
-    )
+    for opening in (TITLE, INTRO):
+        if earlier.startswith(opening):
+            earlier = earlier[len(opening) :].lstrip("\n")
+    return f"{TITLE}\n\n{INTRO}\n\n" + section + ("\n" + earlier if earlier else "")
 
 
 def _goals(medians: dict[str, dict[int, Sample]]) -> list[str]:
