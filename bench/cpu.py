@@ -37,13 +37,9 @@ from typing import Any
 from redis import Redis
 
 from bench.ab import source_tree
+from bench.asgi_client import SEND, Client
 from bench.run import ROOT, free_port
 
-SEND = (
-    b'{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user",'
-    b'"kind":"message","messageId":"bench-1","parts":[{"kind":"data","data":{"id":'
-    b'"lumen-gentium"}}],"metadata":{"skillId":"document_fetch"}}}}'
-)
 WARMUP = 300
 TOKEN = ("--user", "bench-cpu", "--plan", "pro")
 
@@ -55,63 +51,27 @@ async def drive(redis_url: str, token: str, requests: int) -> dict[str, Any]:
     from magisterium_a2a.server.config import Settings
     from magisterium_a2a.server.main import create_app
 
-    app = create_app(Settings(_env_file=None))  # type: ignore[call-arg]
-    headers = [
-        (b"host", b"bench"),
-        (b"content-type", b"application/json"),
-        (b"authorization", f"Bearer {token}".encode()),
-    ]
-    last: list[bytes] = []
-
-    async def call(body: bytes) -> None:
-        sent = False
-
-        async def receive() -> dict[str, Any]:
-            nonlocal sent
-            if sent:
-                await asyncio.Event().wait()
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-
-        async def send(message: dict[str, Any]) -> None:
-            if message["type"] == "http.response.body":
-                last.append(message["body"])
-
-        scope = {
-            "type": "http",
-            "asgi": {"version": "3.0"},
-            "http_version": "1.1",
-            "method": "POST",
-            "scheme": "http",
-            "path": "/api/v1/a2a",
-            "raw_path": b"/api/v1/a2a",
-            "root_path": "",
-            "query_string": b"",
-            "headers": [*headers, (b"content-length", str(len(body)).encode())],
-            "client": ("127.0.0.1", 1),
-            "server": ("bench", 80),
-        }
-        await app(scope, receive, send)
+    app = create_app(Settings(_env_file=None))
+    client = Client(app, token)
 
     redis = Redis.from_url(redis_url)
     async with LifespanManager(app):
         for _ in range(WARMUP):
-            await call(SEND)
-        task_id = json.loads(last[-1])["result"]["id"]
+            await client.post(SEND)
+        task_id = json.loads(client.body)["result"]["id"]
         get = b'{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"id":"%s"}}' % (
             task_id.encode()
         )
         for _ in range(WARMUP):
-            await call(get)
+            await client.post(get)
         out: dict[str, Any] = {}
         for name, body in (("send", SEND), ("get", get)):
             redis.config_resetstat()
-            last.clear()
             started = time.process_time()
             for _ in range(requests):
-                await call(body)
+                await client.post(body)
             out[f"{name}_cpu_us"] = (time.process_time() - started) / requests * 1e6
-            assert b'"result"' in last[-1], last[-1]
+            assert b'"result"' in client.body, client.body
             stats = redis.info("commandstats")
             # Commands a script runs are counted under their own names too, and
             # inside the script's time: a script's time is all its request costs.

@@ -31,70 +31,27 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable, MutableMapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from redis import Redis
 
-from bench.run import ROOT, issue_token
-
-Message = MutableMapping[str, Any]
-App = Callable[
-    [Message, Callable[[], Awaitable[Message]], Callable[[Message], Awaitable[None]]],
-    Awaitable[None],
-]
-
-SEND = (
-    b'{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user",'
-    b'"kind":"message","messageId":"bench-1","parts":[{"kind":"data","data":{"id":"lumen-gentium"}}],'
-    b'"metadata":{"skillId":"document_fetch"}}}}'
-)
-
-
-def scope(body: bytes, token: str | None) -> dict[str, Any]:
-    headers = [(b"host", b"127.0.0.1"), (b"content-type", b"application/json")]
-    if token:
-        headers.append((b"authorization", b"Bearer " + token.encode()))
-    headers.append((b"content-length", str(len(body)).encode()))
-    return {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": "/api/v1/a2a",
-        "raw_path": b"/api/v1/a2a",
-        "query_string": b"",
-        "root_path": "",
-        "headers": headers,
-        "client": ("127.0.0.1", 40000),
-        "server": ("127.0.0.1", 8000),
-    }
+from bench.asgi_client import SEND, Client
+from bench.run import ROOT, free_port, issue_token
 
 
 async def rounds(
-    app: App, body: bytes, token: str | None, requests: int, count: int
+    client: Client, body: bytes, requests: int, count: int
 ) -> list[tuple[float, float]]:
     """(wall µs, CPU µs) per request of each round; every answer must be a 200."""
-    statuses: list[int] = []
-
-    async def send(message: Message) -> None:
-        if message["type"] == "http.response.start":
-            statuses.append(message["status"])
-
-    async def receive() -> Message:
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    template = scope(body, token)
     results = []
     for number in range(count):
-        statuses.clear()
         wall, cpu = time.perf_counter(), time.process_time()
         for _ in range(requests):
-            await app(dict(template), receive, send)
+            await client.post(body)
+            if client.status != 200:
+                raise RuntimeError(f"round {number + 1}: a {client.status}: {client.body!r}")
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-        if set(statuses) != {200}:
-            raise RuntimeError(f"round {number + 1}: answers {sorted(set(statuses))}, not all 200")
         results.append((wall / requests * 1e6, cpu / requests * 1e6))
         wall_us, cpu_us = results[-1]
         print(f"round {number + 1}: wall {wall_us:6.1f} µs  CPU {cpu_us:6.1f} µs per request")
@@ -130,9 +87,7 @@ def stub_store(stack: contextlib.ExitStack, stub: str) -> None:
         scripts.Scripts.admit_and_save = at_once  # type: ignore[method-assign, assignment]
         return
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "bench.inprocess", "--echo-server", str(port)], cwd=ROOT
     )
@@ -178,22 +133,25 @@ def stub_skill(app: Any) -> None:
 
 
 async def ours(args: argparse.Namespace, token: str) -> list[tuple[float, float]]:
+    from asgi_lifespan import LifespanManager
+
+    from magisterium_a2a.server.config import Settings
     from magisterium_a2a.server.main import create_app
 
     with contextlib.ExitStack() as stack:
         if args.stub in ("store", "echo"):
             stub_store(stack, args.stub)
-        app = create_app()
-        async with app.router.lifespan_context(app):
+        app = create_app(Settings(_env_file=None))
+        async with LifespanManager(app):
             if args.stub == "skill":
                 stub_skill(app)
-            return await rounds(app, SEND, token, args.requests, args.rounds)
+            return await rounds(Client(app, token), SEND, args.requests, args.rounds)
 
 
 async def floor(args: argparse.Namespace) -> list[tuple[float, float]]:
     from bench.apps.redis_floor import app
 
-    return await rounds(app, b"{}", None, args.requests, args.rounds)
+    return await rounds(Client(app), b"{}", args.requests, args.rounds)
 
 
 def main(argv: list[str] | None = None) -> None:
