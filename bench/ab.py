@@ -6,9 +6,10 @@
 directory holding ``app/`` and ``skills/`` (``.`` is this working tree). Each
 round starts both servers in turn, the order alternating, pinned as in
 ``bench.run`` (server on CPU 0; wrk and Redis on CPU 1), and measures the same
-request at every concurrency; the summary gives medians of req/s, p99 and the
-server's CPU per request, and B against A. On a shared machine trust the CPU
-per request and the paired ratios more than single req/s figures.
+request at every concurrency; the summary gives medians of req/s, p99, the
+server's CPU per request and (a Redis on this machine) Redis's, and B against A.
+On a shared machine trust the CPU per request and the paired ratios more than
+single req/s figures.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from pathlib import Path
 
 from redis import Redis
 
-from bench.run import ROOT, Sample, issue_token, measure, targets
+from bench.run import ROOT, Sample, issue_token, local_redis, measure, pinned, sample_line, targets
 
 
 def source_tree(spec: str, scratch: Path, name: str) -> str:
@@ -63,7 +64,10 @@ def main() -> None:
         "A": {c: [] for c in concurrencies},
         "B": {c: [] for c in concurrencies},
     }
-    with tempfile.TemporaryDirectory() as scratch:
+    redis_pid = local_redis(args.redis_url)
+    with tempfile.TemporaryDirectory() as scratch, pinned(redis_pid, {1}) as unpinned:
+        if unpinned is not None:
+            print(f"Redis is not pinned to CPU 1: {unpinned}", flush=True)
         variants = {
             "A": replace(
                 base, env={**base.env, "PYTHONPATH": source_tree(args.a, Path(scratch), "a")}
@@ -83,14 +87,11 @@ def main() -> None:
                     Path(scratch),
                     "0",
                     "1",
+                    redis_pid,
                 )
                 for c, s in results.items():
                     samples[name][c].append(s)
-                    print(
-                        f"round {round_no} {name} c={c:<3} {s.rps:8.0f} req/s "
-                        f"p99 {s.p99_ms:7.2f} ms cpu {s.cpu_us:6.0f} us/req",
-                        flush=True,
-                    )
+                    print(f"round {round_no} {name} c={c:<3} {sample_line(s)}", flush=True)
     print(f"A = {args.a}, B = {args.b}, {args.target}, {args.rounds} rounds, medians:")
     for c in concurrencies:
         a, b = samples["A"][c], samples["B"][c]
@@ -104,10 +105,15 @@ def main() -> None:
             statistics.median(s.p99_ms for s in b),
         )
         paired = statistics.median(y.rps / x.rps for x, y in zip(a, b, strict=True))
+        redis = ""
+        if redis_pid is not None:
+            redis_a = statistics.median(s.redis_us or 0.0 for s in a)
+            redis_b = statistics.median(s.redis_us or 0.0 for s in b)
+            redis = f" | redis us/req A {redis_a:5.0f} B {redis_b:5.0f} ({redis_b - redis_a:+.0f})"
         print(
             f"c={c:<3} req/s A {rps_a:7.0f} B {rps_b:7.0f} (B/A {rps_b / rps_a:.2f}, paired "
             f"{paired:.2f}) | cpu us/req A {cpu_a:5.0f} B {cpu_b:5.0f} ({cpu_b - cpu_a:+.0f}) "
-            f"| p99 ms A {p99_a:.1f} B {p99_b:.1f}"
+            f"| p99 ms A {p99_a:.1f} B {p99_b:.1f}{redis}"
         )
 
 

@@ -56,6 +56,8 @@ class Sample:
     p50_ms: float
     p99_ms: float
     cpu_us: float
+    redis_us: float | None = None
+    """Redis's CPU per request, when its process is on this machine."""
 
 
 def free_port() -> int:
@@ -79,6 +81,56 @@ def cpu_seconds(pid: int) -> float:
             fields = Path(f"/proc/{one}/stat").read_text().rsplit(")", 1)[1].split()
             total += (int(fields[11]) + int(fields[12])) / TICKS
     return total
+
+
+def local_redis(redis_url: str) -> int | None:
+    """The process id of the Redis server at ``redis_url`` when it runs on this
+    machine (a loopback address or a Unix socket, and a redis process of that id
+    here), else None: its CPU time and its CPU can then be read and set."""
+    client = Redis.from_url(redis_url)
+    options = client.connection_pool.connection_kwargs
+    if "path" not in options and options.get("host") not in ("127.0.0.1", "localhost", "::1"):
+        return None
+    pid = int(client.info("server")["process_id"])
+    try:
+        name = Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return None
+    return pid if name.startswith("redis") else None
+
+
+@contextlib.contextmanager
+def pinned(pid: int | None, cpus: set[int]) -> Iterator[str | None]:
+    """Every thread of process ``pid`` on ``cpus`` for the block, each thread's
+    affinity restored after. Yields None when done, or why it could not be."""
+    if pid is None:
+        yield "not on this machine"
+        return
+    if len(os.sched_getaffinity(0)) < 2:
+        yield "one CPU"
+        return
+    try:
+        threads = [int(t.name) for t in Path(f"/proc/{pid}/task").iterdir()]
+    except FileNotFoundError:
+        yield "no such process"
+        return
+    before: dict[int, set[int]] = {}
+    try:
+        for thread in threads:
+            before[thread] = os.sched_getaffinity(thread)
+            os.sched_setaffinity(thread, cpus)
+    except OSError as exc:  # another user's process, or a thread that ended
+        for thread, mask in before.items():
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(thread, mask)
+        yield f"could not be moved ({exc.strerror})"
+        return
+    try:
+        yield None
+    finally:
+        for thread, mask in before.items():
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(thread, mask)
 
 
 @contextlib.contextmanager
@@ -185,17 +237,28 @@ def start(
 
 
 def point(
-    running: Running, connections: int, warmup: float, duration: float, client_cpus: str | None
+    running: Running,
+    connections: int,
+    warmup: float,
+    duration: float,
+    client_cpus: str | None,
+    redis_pid: int | None = None,
 ) -> Sample:
-    """One measurement of one running server at one concurrency, after a warm-up."""
+    """One measurement of one running server at one concurrency, after a warm-up;
+    with ``redis_pid``, Redis's CPU per request too (only this server is sending)."""
     run_wrk(running.url, running.script, connections, warmup, client_cpus)
     before = cpu_seconds(running.process.pid)
+    redis_before = cpu_seconds(redis_pid) if redis_pid is not None else 0.0
     output = run_wrk(running.url, running.script, connections, duration, client_cpus)
     used = cpu_seconds(running.process.pid) - before
+    redis_used = cpu_seconds(redis_pid) - redis_before if redis_pid is not None else None
     rps, p50, p99, total, non2xx = parse_wrk(output)
     if non2xx:
         raise RuntimeError(f"{running.target.name} c={connections}: {non2xx} non-2xx answers")
-    return Sample(rps, p50, p99, used / max(total, 1) * 1e6)
+    per = max(total, 1)
+    return Sample(
+        rps, p50, p99, used / per * 1e6, None if redis_used is None else redis_used / per * 1e6
+    )
 
 
 def measure(
@@ -207,11 +270,14 @@ def measure(
     directory: Path,
     server_cpus: str | None,
     client_cpus: str | None,
+    redis_pid: int | None = None,
 ) -> dict[int, Sample]:
     """One target on its own: started, measured at each concurrency, stopped."""
     with contextlib.ExitStack() as stack:
         running = start(target, token, directory, server_cpus, stack)
-        return {c: point(running, c, warmup, duration, client_cpus) for c in concurrencies}
+        return {
+            c: point(running, c, warmup, duration, client_cpus, redis_pid) for c in concurrencies
+        }
 
 
 SEND_BODY = ""
@@ -299,12 +365,23 @@ def issue_token(redis_url: str) -> str:
 
 
 def median(samples: list[Sample]) -> Sample:
+    redis = [s.redis_us for s in samples if s.redis_us is not None]
     return Sample(
         statistics.median(s.rps for s in samples),
         statistics.median(s.p50_ms for s in samples),
         statistics.median(s.p99_ms for s in samples),
         statistics.median(s.cpu_us for s in samples),
+        statistics.median(redis) if redis else None,
     )
+
+
+def sample_line(s: Sample) -> str:
+    """A measurement's figures, as the per-round lines print them."""
+    line = (
+        f"{s.rps:8.0f} req/s p50 {s.p50_ms:6.2f} ms p99 {s.p99_ms:7.2f} ms "
+        f"cpu {s.cpu_us:6.0f} us/req"
+    )
+    return line if s.redis_us is None else f"{line} redis {s.redis_us:5.0f} us/req"
 
 
 def main() -> None:
@@ -337,7 +414,10 @@ def main() -> None:
     collected: dict[str, dict[int, list[Sample]]] = {
         t.name: {c: [] for c in concurrencies} for t in chosen
     }
+    redis_pid = local_redis(args.redis_url)
     with tempfile.TemporaryDirectory() as scratch, contextlib.ExitStack() as stack:
+        # Redis beside wrk, away from the servers, as the report says.
+        args.redis_unpinned = stack.enter_context(pinned(redis_pid, {1}))
         # Every server is up for the whole run, idle but for its turn, and the
         # configurations are compared point by point: at each concurrency every
         # target in turn (the order rotating each round), a few seconds apart, so
@@ -347,12 +427,10 @@ def main() -> None:
             for c in concurrencies:
                 shift = (round_no - 1) % len(running)
                 for server in running[shift:] + running[:shift]:
-                    sample = point(server, c, args.warmup, args.duration, "1")
+                    sample = point(server, c, args.warmup, args.duration, "1", redis_pid)
                     collected[server.target.name][c].append(sample)
                     print(
-                        f"round {round_no} {server.target.name:12} c={c:<3} {sample.rps:8.0f} "
-                        f"req/s p50 {sample.p50_ms:6.2f} ms p99 {sample.p99_ms:7.2f} ms "
-                        f"cpu {sample.cpu_us:6.0f} us/req",
+                        f"round {round_no} {server.target.name:12} c={c:<3} {sample_line(sample)}",
                         flush=True,
                     )
         stack.close()
@@ -389,7 +467,7 @@ def write_report(
         f"`python -m bench.run --rounds {args.rounds} --duration {args.duration:g}` "
         f"on {os.cpu_count()} CPUs: "
         "each server one uvicorn worker (uvloop, httptools) pinned to CPU 0 and up for "
-        "the whole run, wrk 4.1 (1 thread) and Redis on CPU 1; at each concurrency "
+        f"the whole run, {_client_side(args.redis_unpinned)}; at each concurrency "
         "every server in turn (the order rotating each round), "
         f"{args.warmup:g} s warm-up and {args.duration:g} s measured per point; "
         f"medians of {args.rounds} interleaved rounds. `message/send` goes to "
@@ -397,8 +475,8 @@ def write_report(
         "",
         "| configuration | "
         + " | ".join(f"req/s c={c}" for c in concurrencies)
-        + " | p50 / p99 ms c=16 | server CPU µs/req c=16 |",
-        "| --- | " + " | ".join("---:" for _ in concurrencies) + " | ---: | ---: |",
+        + " | p50 / p99 ms c=16 | server CPU µs/req c=16 | Redis CPU µs/req c=1 / 16 |",
+        "| --- | " + " | ".join("---:" for _ in concurrencies) + " | ---: | ---: | ---: |",
     ]
     for target in chosen:
         m = medians[target.name]
@@ -407,6 +485,7 @@ def write_report(
             f"| {target.label} | "
             + " | ".join(f"{m[c].rps:,.0f}" for c in concurrencies)
             + (f" | {c16.p50_ms:.1f} / {c16.p99_ms:.1f} | {c16.cpu_us:,.0f} |" if c16 else " | | |")
+            + f" {_redis_cell(m)} |"
         )
     lines += ["", "Ratios (median req/s, same concurrency):", ""]
     for ours in ("send", "get"):
@@ -432,10 +511,7 @@ def write_report(
     for target in chosen:
         for c in concurrencies:
             for number, s in enumerate(collected[target.name][c], 1):
-                lines.append(
-                    f"round {number} {target.name:12} c={c:<3} {s.rps:8.0f} req/s "
-                    f"p50 {s.p50_ms:6.2f} ms p99 {s.p99_ms:7.2f} ms cpu {s.cpu_us:6.0f} us/req"
-                )
+                lines.append(f"round {number} {target.name:12} c={c:<3} {sample_line(s)}")
     for count in (1, 2):
         lines += [
             f"workers={count} c=64 round {n}: {rps:,.0f} req/s"
@@ -456,6 +532,23 @@ def write_report(
     section = "\n".join(lines) + "\n"
     args.out.write_text(_with_earlier_runs(args.out, section))
     print(section)
+
+
+def _client_side(redis_unpinned: str | None) -> str:
+    """Where wrk and Redis ran, as the report's intro says it."""
+    if redis_unpinned is None:
+        return "wrk 4.1 (1 thread) and Redis on CPU 1"
+    return (
+        f"wrk 4.1 (1 thread) on CPU 1, Redis where the kernel put it (not pinned: {redis_unpinned})"
+    )
+
+
+def _redis_cell(by_c: dict[int, Sample]) -> str:
+    """Redis's CPU per request at c=1 and c=16, where both were measured."""
+    figures = [by_c[c].redis_us if c in by_c else None for c in (1, 16)]
+    if any(f is None for f in figures):
+        return ""
+    return " / ".join(f"{f:,.0f}" for f in figures if f is not None)
 
 
 TITLE = "# Benchmark results"
