@@ -339,6 +339,13 @@ def targets(redis_url: str, skill: str, part: str, workers: int = 1) -> list[Tar
             {"BENCH_REDIS_URL": redis_url},
             "{}",
         ),
+        Target(
+            "script-floor",
+            "(5) bare route + this server's admission-and-save script",
+            [*uvicorn, "bench.apps.script_floor:app"],
+            {"BENCH_REDIS_URL": redis_url},
+            "{}",
+        ),
     ]
 
 
@@ -495,6 +502,7 @@ def write_report(
             ("floor", "floor (1)"),
             ("sdk", "SDK server (2)"),
             ("redis-floor", "Redis floor (4)"),
+            ("script-floor", "script floor (5)"),
         ):
             if base in medians:
                 ratios = ", ".join(
