@@ -87,11 +87,11 @@ def local_redis(redis_url: str) -> int | None:
     """The process id of the Redis server at ``redis_url`` when it runs on this
     machine (a loopback address or a Unix socket, and a redis process of that id
     here), else None: its CPU time and its CPU can then be read and set."""
-    client = Redis.from_url(redis_url)
-    options = client.connection_pool.connection_kwargs
-    if "path" not in options and options.get("host") not in ("127.0.0.1", "localhost", "::1"):
-        return None
-    pid = int(client.info("server")["process_id"])
+    with Redis.from_url(redis_url) as client:
+        options = client.connection_pool.connection_kwargs
+        if "path" not in options and options.get("host") not in ("127.0.0.1", "localhost", "::1"):
+            return None
+        pid = int(client.info("server")["process_id"])
     try:
         name = Path(f"/proc/{pid}/comm").read_text().strip()
     except OSError:
@@ -120,17 +120,20 @@ def pinned(pid: int | None, cpus: set[int]) -> Iterator[str | None]:
             before[thread] = os.sched_getaffinity(thread)
             os.sched_setaffinity(thread, cpus)
     except OSError as exc:  # another user's process, or a thread that ended
-        for thread, mask in before.items():
-            with contextlib.suppress(OSError):
-                os.sched_setaffinity(thread, mask)
+        _restore(before)
         yield f"could not be moved ({exc.strerror})"
         return
     try:
         yield None
     finally:
-        for thread, mask in before.items():
-            with contextlib.suppress(OSError):
-                os.sched_setaffinity(thread, mask)
+        _restore(before)
+
+
+def _restore(affinities: dict[int, set[int]]) -> None:
+    """Each thread's CPUs as they were (a thread that has ended is skipped)."""
+    for thread, mask in affinities.items():
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(thread, mask)
 
 
 @contextlib.contextmanager
@@ -424,7 +427,7 @@ def main() -> None:
     redis_pid = local_redis(args.redis_url)
     with tempfile.TemporaryDirectory() as scratch, contextlib.ExitStack() as stack:
         # Redis beside wrk, away from the servers, as the report says.
-        args.redis_unpinned = stack.enter_context(pinned(redis_pid, {1}))
+        unpinned = stack.enter_context(pinned(redis_pid, {1}))
         # Every server is up for the whole run, idle but for its turn, and the
         # configurations are compared point by point: at each concurrency every
         # target in turn (the order rotating each round), a few seconds apart, so
@@ -454,7 +457,7 @@ def main() -> None:
                         f"round {round_no} workers={count} c=64 {result[64].rps:8.0f} req/s",
                         flush=True,
                     )
-    write_report(args, chosen, collected, concurrencies, workers)
+    write_report(args, chosen, collected, concurrencies, workers, unpinned)
 
 
 def write_report(
@@ -463,7 +466,10 @@ def write_report(
     collected: dict[str, dict[int, list[Sample]]],
     concurrencies: list[int],
     workers: dict[int, list[float]],
+    redis_unpinned: str | None = None,
 ) -> None:
+    """The run's section of the report; ``redis_unpinned`` is why Redis was not
+    pinned to CPU 1 (None when it was)."""
     medians = {
         name: {c: median(s) for c, s in by_c.items() if s} for name, by_c in collected.items()
     }
@@ -474,7 +480,7 @@ def write_report(
         f"`python -m bench.run --rounds {args.rounds} --duration {args.duration:g}` "
         f"on {os.cpu_count()} CPUs: "
         "each server one uvicorn worker (uvloop, httptools) pinned to CPU 0 and up for "
-        f"the whole run, {_client_side(args.redis_unpinned)}; at each concurrency "
+        f"the whole run, {_client_side(redis_unpinned)}; at each concurrency "
         "every server in turn (the order rotating each round), "
         f"{args.warmup:g} s warm-up and {args.duration:g} s measured per point; "
         f"medians of {args.rounds} interleaved rounds. `message/send` goes to "
@@ -553,10 +559,8 @@ def _client_side(redis_unpinned: str | None) -> str:
 
 def _redis_cell(by_c: dict[int, Sample]) -> str:
     """Redis's CPU per request at c=1 and c=16, where both were measured."""
-    figures = [by_c[c].redis_us if c in by_c else None for c in (1, 16)]
-    if any(f is None for f in figures):
-        return ""
-    return " / ".join(f"{f:,.0f}" for f in figures if f is not None)
+    figures = [f for c in (1, 16) if c in by_c and (f := by_c[c].redis_us) is not None]
+    return " / ".join(f"{f:,.0f}" for f in figures) if len(figures) == 2 else ""
 
 
 TITLE = "# Benchmark results"

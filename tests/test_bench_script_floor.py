@@ -36,6 +36,8 @@ def script_floor(real_redis: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[M
 async def test_each_request_is_admitted_and_written_as_a_send_is(
     script_floor: ModuleType, real_redis: str
 ) -> None:
+    # A Redis that forgot the scripts (a restart): the first call loads the script again.
+    redis_sync.Redis.from_url(real_redis).script_flush()
     transport = httpx.ASGITransport(app=script_floor.app)
     async with httpx.AsyncClient(transport=transport, base_url="http://bench") as client:
         for _ in range(3):

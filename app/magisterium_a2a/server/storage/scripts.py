@@ -25,7 +25,6 @@ from redis.asyncio import Redis
 
 from magisterium_a2a.server.storage.batching import ScriptBatcher
 from magisterium_a2a.server.storage.connection import text
-from magisterium_a2a.server.storage.pipe import Pipe
 
 LUA = files("magisterium_a2a.server.storage") / "lua"
 
@@ -135,7 +134,8 @@ def source(
 
 
 class Runner(Protocol):
-    """What runs a script by its digest: ``Pipe`` or ``ScriptBatcher``."""
+    """What runs a script by its digest: ``Pipe``, ``ScriptBatcher``, or any caller
+    that sends ``EVALSHA`` and loads the text on ``NOSCRIPT``."""
 
     async def evalsha(self, sha: str, text: str, *args: Any) -> Any:
         """``EVALSHA sha *args``, loading ``text`` first when the server lacks it."""
@@ -164,10 +164,11 @@ class _Script:
 
 
 class Scripts:
-    """The scripts, bound to one client; each call is one round trip."""
+    """The scripts, bound to one client; each call is one round trip, through
+    ``runner`` (the hot path's ``Pipe``) or by default ``ScriptBatcher`` on ``redis``."""
 
-    def __init__(self, redis: Redis, pipe: Pipe | None = None) -> None:
-        batcher: Runner = pipe if pipe is not None else ScriptBatcher(redis)
+    def __init__(self, redis: Redis, runner: Runner | None = None) -> None:
+        batcher: Runner = runner if runner is not None else ScriptBatcher(redis)
         self._admit = _Script(
             batcher, "admit", AdmitKeys._fields, AdmitArgs._fields, ("admission",)
         )
