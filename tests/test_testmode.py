@@ -218,7 +218,9 @@ async def test_the_clock_stops_at_the_year_9999(t: Harness) -> None:
     assert last_minute["now"].startswith("9998-12-31T23:59:0")
     task = (await t.send(await t.token())).json()["result"]
     assert task["status"]["timestamp"].startswith("9998-12-31T23:59:0")
-    assert (await admin(t, "POST", "/clock", {"now": 0}))["now"] == "1970-01-01T00:00:00.000Z"
+    # The clock runs on from what was set: on a slow machine the store's round trip
+    # between setting it and reading it back takes more than a millisecond.
+    assert (await admin(t, "POST", "/clock", {"now": 0}))["now"].startswith("1970-01-01T00:00:0")
 
 
 @pytest.mark.parametrize(
