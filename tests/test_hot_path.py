@@ -10,6 +10,7 @@ path) gives the same answers, and an unhandled error is still a plain 500.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import datetime
 import decimal
@@ -335,3 +336,32 @@ async def test_an_unhandled_error_on_the_direct_way_is_still_a_plain_500(
             response = await client.post(ENDPOINT, content=b"{}")
             assert response.status_code == 500
             assert response.text == "Internal Server Error"
+
+
+async def test_the_endpoint_counts_the_requests_it_is_answering(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The hot path's connection polls for a due Redis reply only for a request alone.
+    async with _clients(settings) as (direct, _, runtime):
+        original = runtime.dispatcher.handle
+        seen: list[tuple[int, bool]] = []
+        first_inside, let_first_go = asyncio.Event(), asyncio.Event()
+
+        async def watched(body: bytes, *args: Any) -> Any:
+            seen.append((runtime.in_flight.count, runtime.in_flight.alone()))
+            if len(seen) == 1:
+                first_inside.set()
+                await let_first_go.wait()
+            if body == b"boom":
+                raise RuntimeError("boom")
+            return await original(body, *args)
+
+        monkeypatch.setattr(runtime.dispatcher, "handle", watched)
+        first = asyncio.ensure_future(direct.post(ENDPOINT, content=b"{}"))
+        await first_inside.wait()
+        second = await direct.post(ENDPOINT, content=b"{}")
+        let_first_go.set()
+        assert (await first).status_code == second.status_code == 200
+        assert seen == [(1, True), (2, False)]
+        assert (await direct.post(ENDPOINT, content=b"boom")).status_code == 500
+        assert runtime.in_flight.count == 0  # an error lets go of its count too

@@ -224,3 +224,110 @@ def test_only_plain_redis_urls_get_a_pipe(settings: Settings) -> None:
     assert (parsed._host, parsed._port, parsed._db) == ("cache.example", 6380, 4)
     assert (parsed._username, parsed._password, parsed._timeout) == ("ada", "s3cret", 1.5)
     assert hot_pipe(settings.model_copy(update={"redis_url": ""})) is None
+    spun = hot_pipe(settings.model_copy(update={"redis_url": "redis://h:1/0"}))
+    assert spun is not None and spun._spin == settings.redis_spin_microseconds / 1e6
+    still = settings.model_copy(update={"redis_url": "redis://h:1/0", "redis_spin_microseconds": 0})
+    assert hot_pipe(still)._spin == 0.0  # type: ignore[union-attr]
+
+
+class HeldReplies:
+    """A server that answers each PING with PONG only once the test lets it."""
+
+    def __init__(self) -> None:
+        self.release = asyncio.Event()
+        self.port = 0
+        self._server: asyncio.Server | None = None
+
+    async def __aenter__(self) -> HeldReplies:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self._server is not None
+        self._server.close()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while data := await reader.read(65536):
+            await self.release.wait()
+            writer.write(b"+PONG\r\n" * data.count(b"PING"))
+
+
+async def turns(n: int) -> None:
+    """Let the loop run ``n`` times round its ready callbacks."""
+    for _ in range(n):
+        await asyncio.sleep(0)
+
+
+async def test_the_loop_keeps_polling_while_a_reply_is_due_until_the_bound() -> None:
+    clock = [100.0]
+    async with HeldReplies() as server:
+        pipe = Pipe("127.0.0.1", server.port, timeout=10.0, spin=0.001, now=lambda: clock[0])
+        waiting = asyncio.ensure_future(pipe.call("PING"))
+        await turns(50)
+        assert not waiting.done()
+        assert pipe.polling  # many turns later, still scheduled: the loop never slept
+        clock[0] += 0.0011  # past the bound: the next turn lets the loop sleep
+        await turns(2)
+        assert not pipe.polling
+        assert not waiting.done()
+        server.release.set()
+        assert await waiting == b"PONG"  # the reply still comes, to a sleeping loop
+        await pipe.aclose()
+
+
+async def test_polling_ends_with_the_last_reply_and_starts_again_with_the_next_command() -> None:
+    clock = [100.0]
+    async with HeldReplies() as server:
+        server.release.set()
+        pipe = Pipe("127.0.0.1", server.port, timeout=10.0, spin=0.001, now=lambda: clock[0])
+        assert await pipe.call("PING") == b"PONG"
+        await turns(2)
+        assert not pipe.polling  # nothing waits: no CPU spent, though time is left
+        server.release.clear()
+        clock[0] += 1.0
+        waiting = asyncio.ensure_future(pipe.call("PING"))
+        await turns(5)
+        assert pipe.polling  # a new bound from the new command
+        server.release.set()
+        assert await waiting == b"PONG"
+        await turns(2)
+        assert not pipe.polling
+        await pipe.aclose()
+
+
+async def test_without_a_bound_the_loop_is_never_kept_polling() -> None:
+    async with HeldReplies() as server:
+        pipe = Pipe("127.0.0.1", server.port, timeout=10.0, spin=0.0)
+        waiting = asyncio.ensure_future(pipe.call("PING"))
+        await turns(5)
+        assert not pipe.polling
+        server.release.set()
+        assert await waiting == b"PONG"
+        await pipe.aclose()
+
+
+async def test_polling_waits_for_the_server_to_answer_one_request_alone() -> None:
+    clock, alone = [100.0], [False]
+    async with HeldReplies() as server:
+        pipe = Pipe(
+            "127.0.0.1",
+            server.port,
+            timeout=10.0,
+            spin=0.001,
+            now=lambda: clock[0],
+            poll_if=lambda: alone[0],
+        )
+        first = asyncio.ensure_future(pipe.call("PING"))
+        await turns(5)
+        assert not pipe.polling  # other requests in progress: the loop may sleep
+        alone[0] = True
+        second = asyncio.ensure_future(pipe.call("PING"))
+        await turns(5)
+        assert pipe.polling
+        alone[0] = False  # another request came in: polling gives way to it
+        await turns(2)
+        assert not pipe.polling
+        server.release.set()
+        assert await asyncio.gather(first, second) == [b"PONG", b"PONG"]
+        await pipe.aclose()

@@ -30,6 +30,7 @@ from magisterium_a2a.server.cors import CorsPolicy
 from magisterium_a2a.server.dialects import A2A_1_0, HOSTED
 from magisterium_a2a.server.dialects.hosted import hosted_dialect
 from magisterium_a2a.server.dialects.v1 import v1_dialect
+from magisterium_a2a.server.inflight import InFlight
 from magisterium_a2a.server.methods import A2AMethods
 from magisterium_a2a.server.oauth.delegation import Provider
 from magisterium_a2a.server.oauth.routes import OAuthSurface
@@ -56,6 +57,8 @@ class Runtime:
     redis: Redis
     pipe: Pipe | None
     """The hot path's connection beside ``redis`` (storage/pipe.py), if any."""
+    in_flight: InFlight
+    """The requests the endpoint is answering now (the pipe polls only for one)."""
     clock: Clock
     store: TaskStore
     tokens: TokenStore
@@ -116,7 +119,8 @@ def build_runtime(
     if settings.test_mode:
         clock = ShiftedClock(clock)
         testmode = TestMode(redis, keys, clock, ids if isinstance(ids, SeededIds) else None)
-    pipe = hot_pipe(settings)
+    in_flight = InFlight()
+    pipe = hot_pipe(settings, in_flight.alone)
     scripts = Scripts(redis, pipe)
     store = RedisTaskStore(redis, scripts, keys, settings.task_ttl_seconds, clock, pipe)
     limiter = RateLimiter(scripts, keys, settings, clock)
@@ -167,6 +171,7 @@ def build_runtime(
         settings=settings,
         redis=redis,
         pipe=pipe,
+        in_flight=in_flight,
         clock=clock,
         store=store,
         tokens=tokens,

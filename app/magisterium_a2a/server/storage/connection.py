@@ -7,6 +7,7 @@ where the bytes live.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, cast
 from urllib.parse import urlsplit
 
@@ -73,12 +74,14 @@ def connect(settings: Settings) -> Redis:
     return Redis.from_url(settings.redis_url, health_check_interval=30, **options)
 
 
-def hot_pipe(settings: Settings) -> Pipe | None:
+def hot_pipe(settings: Settings, poll_if: Callable[[], bool] = lambda: True) -> Pipe | None:
     """The hot path's pipelined connection (``pipe.py``) for a plain ``redis://``
-    server; None for the embedded store and every other kind of URL."""
+    server; None for the embedded store and every other kind of URL. ``poll_if``:
+    whether keeping the loop polling for a due reply is worth it now."""
     if settings.embedded:
         return None
-    return Pipe.for_url(settings.redis_url, settings.redis_timeout_seconds)
+    spin = settings.redis_spin_microseconds / 1_000_000
+    return Pipe.for_url(settings.redis_url, settings.redis_timeout_seconds, spin, poll_if)
 
 
 _PLAIN = (str, bytes, int)

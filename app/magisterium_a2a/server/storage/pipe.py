@@ -19,6 +19,24 @@ each script still runs alone and atomically in Redis, in the order sent.
 Only plain ``redis://`` URLs take this way; TLS, Unix sockets, Sentinel,
 Cluster and the embedded store keep redis-py's client (``batching.py``).
 
+While a reply is due, the connection can keep the event loop polling for a
+bounded time instead of letting it sleep (``spin``, ``A2A_REDIS_SPIN_MICROSECONDS``).
+Redis answers a cheap command within tens of microseconds, but a process whose
+loop sleeps in ``epoll_wait`` meanwhile must be woken by an interrupt, and on a
+virtual machine that halts an idle vCPU (this machine class) the wake-up costs
+more than the command: in process, one request at a time, a ``message/send``
+waited 105 to 151 µs for its one round trip against the Redis floor's 40, of
+which Redis's own extra work explains 37; polling took its wall time from 309
+to 199 µs a request for no more CPU (bench/RESULTS.md, 2026-12-04). Polling is
+one cheap callback that keeps itself scheduled while a command waits, so the
+loop looks at its sockets without blocking and every other ready callback still
+runs in turn; it ends when no command waits or the bound has passed, whichever
+comes first, and the server polls only while it answers one request alone
+(``poll_if``): beside others the loop has their work to do, and polling there
+cost throughput. So it burns at most the bound per burst of commands, in time
+the process would have spent asleep with an answer due. Go's scheduler spins a
+thread the same way before parking it.
+
 Failures are redis-py's exceptions, so callers handle one family: a reply
 error is the exception redis-py would raise for it (``NoScriptError`` and
 so on); a lost connection is ``ConnectionError`` for every command waiting
@@ -31,7 +49,9 @@ failure nobody can know whether a script ran, so none is retried.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import deque
+from collections.abc import Callable
 from typing import Any, cast
 from urllib.parse import urlsplit
 
@@ -47,12 +67,25 @@ Arg = str | bytes | int
 class _Replies(asyncio.Protocol):
     """The connection's protocol: each reply goes to the oldest waiting command."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        spin: float = 0.0,
+        now: Callable[[], float] = time.monotonic,
+        poll_if: Callable[[], bool] = lambda: True,
+    ) -> None:
         self._reader = hiredis.Reader()
         self.waiting: deque[asyncio.Future[Any]] = deque()
         self.transport: asyncio.Transport | None = None
         self.answered = 0
         """Replies received so far: the watchdog's sign of progress."""
+        self._spin = spin
+        self._now = now
+        self._poll_if = poll_if
+        self._poll_until = 0.0
+        self.polling = False
+        """True while the loop is kept polling for a due reply (the module's docstring)."""
+        # Created by the loop's connection factory, so inside the running loop.
+        self._loop = asyncio.get_running_loop()
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # uvloop's transports implement asyncio.Transport without subclassing it.
@@ -107,14 +140,26 @@ class _Replies(asyncio.Protocol):
         """Write the commands in one write; a future for each one's reply."""
         transport = self.transport
         assert transport is not None
-        loop = asyncio.get_running_loop()
+        loop = self._loop
         futures = [loop.create_future() for _ in commands]
         self.waiting.extend(futures)
         if len(commands) == 1:
             transport.write(hiredis.pack_command(commands[0]))  # type: ignore[arg-type]
         else:
             transport.write(b"".join(hiredis.pack_command(c) for c in commands))  # type: ignore[arg-type]
+        if self._spin and not self.polling and self._poll_if():
+            self.polling = True
+            self._poll_until = self._now() + self._spin
+            loop.call_soon(self._poll)
         return futures
+
+    def _poll(self) -> None:
+        """One turn of polling: stay scheduled while a reply is due, time is left and
+        ``poll_if`` still holds, so the loop looks at its sockets again without sleeping."""
+        if self.waiting and self._now() < self._poll_until and self._poll_if():
+            self._loop.call_soon(self._poll)
+        else:
+            self.polling = False
 
 
 class Pipe:
@@ -129,10 +174,20 @@ class Pipe:
         db: int = 0,
         username: str | None = None,
         password: str | None = None,
+        spin: float = 0.0,
+        now: Callable[[], float] = time.monotonic,
+        poll_if: Callable[[], bool] = lambda: True,
     ) -> None:
+        """``spin``: the longest the loop is kept polling for a due reply, in
+        seconds (0: it may sleep at once); ``now``: the monotonic clock that bounds
+        it; ``poll_if``: whether polling is worth it now (the server's: it answers
+        one request alone, ``server/inflight.py``)."""
         self._host = host
         self._port = port
         self._timeout = timeout
+        self._spin = spin
+        self._now = now
+        self._poll_if = poll_if
         self._db = db
         self._username = username
         self._password = password
@@ -142,7 +197,13 @@ class Pipe:
         self._closed = False
 
     @classmethod
-    def for_url(cls, url: str, timeout: float) -> Pipe | None:
+    def for_url(
+        cls,
+        url: str,
+        timeout: float,
+        spin: float = 0.0,
+        poll_if: Callable[[], bool] = lambda: True,
+    ) -> Pipe | None:
         """A pipe for a plain ``redis://host:port/db`` URL; None for any other kind."""
         if urlsplit(url).scheme != "redis":
             return None
@@ -154,6 +215,8 @@ class Pipe:
             db=int(options.get("db") or 0),
             username=options.get("username"),
             password=options.get("password"),
+            spin=spin,
+            poll_if=poll_if,
         )
 
     async def call(self, *command: Arg) -> Any:
@@ -228,7 +291,9 @@ class Pipe:
         replies: _Replies | None = None
         try:
             async with asyncio.timeout(self._timeout):
-                _, replies = await loop.create_connection(_Replies, self._host, self._port)
+                _, replies = await loop.create_connection(
+                    lambda: _Replies(self._spin, self._now, self._poll_if), self._host, self._port
+                )
                 hello: list[tuple[Arg, ...]] = []
                 if self._password is not None:
                     user = () if self._username is None else (self._username,)
@@ -248,3 +313,8 @@ class Pipe:
             raise
         self._replies = replies
         return replies
+
+    @property
+    def polling(self) -> bool:
+        """Whether the loop is being kept polling for a due reply now."""
+        return self._replies is not None and self._replies.polling
