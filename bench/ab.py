@@ -57,7 +57,7 @@ def main() -> None:
     parser.add_argument("--part", default='{"kind":"data","data":{"id":"lumen-gentium"}}')
     args = parser.parse_args()
     concurrencies = [int(c) for c in args.concurrency.split(",")]
-    Redis.from_url(args.redis_url).flushdb()
+    Redis.from_url(args.redis_url).flushdb(asynchronous=True)
     token = issue_token(args.redis_url)
     base = next(t for t in targets(args.redis_url, args.skill, args.part) if t.name == args.target)
     samples: dict[str, dict[int, list[Sample]]] = {

@@ -170,7 +170,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     if (os.cpu_count() or 1) > 1:
         os.sched_setaffinity(0, {0})
-    Redis.from_url(args.redis_url).flushdb()
+    Redis.from_url(args.redis_url).flushdb(asynchronous=True)
     os.environ.update(
         {
             "A2A_REDIS_URL": args.redis_url,

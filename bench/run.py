@@ -414,7 +414,8 @@ def main() -> None:
         sys.exit("wrk is not installed (Debian: apt-get install wrk)")
     concurrencies = [int(c) for c in args.concurrency.split(",")]
     # The runs fill their Redis database with tasks and buckets; start from empty.
-    Redis.from_url(args.redis_url).flushdb()
+    # ASYNC: emptying millions of keys in place outlasts the client's timeout.
+    Redis.from_url(args.redis_url).flushdb(asynchronous=True)
     token = issue_token(args.redis_url)
     chosen = [
         t
