@@ -338,11 +338,12 @@ async def test_an_unhandled_error_on_the_direct_way_is_still_a_plain_500(
             assert response.text == "Internal Server Error"
 
 
-async def test_the_endpoint_counts_the_requests_it_is_answering(
+async def test_every_request_is_counted_whichever_way_it_takes(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The hot path's connection polls for a due Redis reply only for a request alone.
-    async with _clients(settings) as (direct, _, runtime):
+    # The hot path's connection polls for a due Redis reply only for a request alone;
+    # the request guard counts, on the direct way and in front of every framework route.
+    async with _clients(settings) as (direct, framework, runtime):
         original = runtime.dispatcher.handle
         seen: list[tuple[int, bool]] = []
         first_inside, let_first_go = asyncio.Event(), asyncio.Event()
@@ -359,9 +360,10 @@ async def test_the_endpoint_counts_the_requests_it_is_answering(
         monkeypatch.setattr(runtime.dispatcher, "handle", watched)
         first = asyncio.ensure_future(direct.post(ENDPOINT, content=b"{}"))
         await first_inside.wait()
-        second = await direct.post(ENDPOINT, content=b"{}")
+        second = await framework.post(ENDPOINT, content=b"{}")
         let_first_go.set()
         assert (await first).status_code == second.status_code == 200
         assert seen == [(1, True), (2, False)]
+        assert runtime.in_flight.count == 0
         assert (await direct.post(ENDPOINT, content=b"boom")).status_code == 500
         assert runtime.in_flight.count == 0  # an error lets go of its count too

@@ -21,7 +21,7 @@ from redis.exceptions import (
 )
 
 from magisterium_a2a.server.config import Settings
-from magisterium_a2a.server.storage import Pipe, hot_pipe
+from magisterium_a2a.server.storage import Pipe, Polling, hot_pipe
 
 
 @pytest.fixture
@@ -115,10 +115,13 @@ async def test_a_killed_connection_fails_its_commands_and_the_next_one_connects_
 
 
 class FakeServer:
-    """A TCP server that answers each connection as ``reply`` says (None: silence)."""
+    """A TCP server that answers each connection as ``reply`` says (None: silence),
+    once ``release`` is set (it is, unless a test clears it to hold the replies)."""
 
     def __init__(self, reply: Callable[[int, bytes], bytes | None]) -> None:
         self._reply = reply
+        self.release = asyncio.Event()
+        self.release.set()
         self.connections = 0
         self._server: asyncio.Server | None = None
         self.port = 0
@@ -136,6 +139,7 @@ class FakeServer:
         self.connections += 1
         number = self.connections
         while data := await reader.read(65536):
+            await self.release.wait()
             answer = self._reply(number, data)
             if answer is None:
                 continue
@@ -224,33 +228,19 @@ def test_only_plain_redis_urls_get_a_pipe(settings: Settings) -> None:
     assert (parsed._host, parsed._port, parsed._db) == ("cache.example", 6380, 4)
     assert (parsed._username, parsed._password, parsed._timeout) == ("ada", "s3cret", 1.5)
     assert hot_pipe(settings.model_copy(update={"redis_url": ""})) is None
-    spun = hot_pipe(settings.model_copy(update={"redis_url": "redis://h:1/0"}))
-    assert spun is not None and spun._spin == settings.redis_spin_microseconds / 1e6
+    alone = lambda: True  # noqa: E731
+    spun = hot_pipe(settings.model_copy(update={"redis_url": "redis://h:1/0"}), alone)
+    bound = settings.redis_spin_microseconds / 1e6
+    assert spun is not None and spun._polling == Polling(bound, alone)
     still = settings.model_copy(update={"redis_url": "redis://h:1/0", "redis_spin_microseconds": 0})
-    assert hot_pipe(still)._spin == 0.0  # type: ignore[union-attr]
+    assert hot_pipe(still, alone)._polling is None  # type: ignore[union-attr]
 
 
-class HeldReplies:
+def held_pongs() -> FakeServer:
     """A server that answers each PING with PONG only once the test lets it."""
-
-    def __init__(self) -> None:
-        self.release = asyncio.Event()
-        self.port = 0
-        self._server: asyncio.Server | None = None
-
-    async def __aenter__(self) -> HeldReplies:
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
-        self.port = self._server.sockets[0].getsockname()[1]
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        assert self._server is not None
-        self._server.close()
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        while data := await reader.read(65536):
-            await self.release.wait()
-            writer.write(b"+PONG\r\n" * data.count(b"PING"))
+    server = FakeServer(lambda n, data: b"+PONG\r\n" * data.count(b"PING"))
+    server.release.clear()
+    return server
 
 
 async def turns(n: int) -> None:
@@ -261,8 +251,9 @@ async def turns(n: int) -> None:
 
 async def test_the_loop_keeps_polling_while_a_reply_is_due_until_the_bound() -> None:
     clock = [100.0]
-    async with HeldReplies() as server:
-        pipe = Pipe("127.0.0.1", server.port, timeout=10.0, spin=0.001, now=lambda: clock[0])
+    async with held_pongs() as server:
+        polling = Polling(0.001, now=lambda: clock[0])
+        pipe = Pipe("127.0.0.1", server.port, timeout=10.0, polling=polling)
         waiting = asyncio.ensure_future(pipe.call("PING"))
         await turns(50)
         assert not waiting.done()
@@ -278,9 +269,10 @@ async def test_the_loop_keeps_polling_while_a_reply_is_due_until_the_bound() -> 
 
 async def test_polling_ends_with_the_last_reply_and_starts_again_with_the_next_command() -> None:
     clock = [100.0]
-    async with HeldReplies() as server:
+    async with held_pongs() as server:
         server.release.set()
-        pipe = Pipe("127.0.0.1", server.port, timeout=10.0, spin=0.001, now=lambda: clock[0])
+        polling = Polling(0.001, now=lambda: clock[0])
+        pipe = Pipe("127.0.0.1", server.port, timeout=10.0, polling=polling)
         assert await pipe.call("PING") == b"PONG"
         await turns(2)
         assert not pipe.polling  # nothing waits: no CPU spent, though time is left
@@ -296,9 +288,9 @@ async def test_polling_ends_with_the_last_reply_and_starts_again_with_the_next_c
         await pipe.aclose()
 
 
-async def test_without_a_bound_the_loop_is_never_kept_polling() -> None:
-    async with HeldReplies() as server:
-        pipe = Pipe("127.0.0.1", server.port, timeout=10.0, spin=0.0)
+async def test_without_polling_the_loop_is_never_kept_polling() -> None:
+    async with held_pongs() as server:
+        pipe = Pipe("127.0.0.1", server.port, timeout=10.0, polling=None)
         waiting = asyncio.ensure_future(pipe.call("PING"))
         await turns(5)
         assert not pipe.polling
@@ -309,15 +301,9 @@ async def test_without_a_bound_the_loop_is_never_kept_polling() -> None:
 
 async def test_polling_waits_for_the_server_to_answer_one_request_alone() -> None:
     clock, alone = [100.0], [False]
-    async with HeldReplies() as server:
-        pipe = Pipe(
-            "127.0.0.1",
-            server.port,
-            timeout=10.0,
-            spin=0.001,
-            now=lambda: clock[0],
-            poll_if=lambda: alone[0],
-        )
+    async with held_pongs() as server:
+        polling = Polling(0.001, worth_it=lambda: alone[0], now=lambda: clock[0])
+        pipe = Pipe("127.0.0.1", server.port, timeout=10.0, polling=polling)
         first = asyncio.ensure_future(pipe.call("PING"))
         await turns(5)
         assert not pipe.polling  # other requests in progress: the loop may sleep

@@ -12,6 +12,8 @@ body, quiet disconnects, and the headers every response carries.
 - **Disconnects.** A client that goes away before its body arrived raises
   Starlette's ``ClientDisconnect`` in the route; that is one short INFO line
   here, never a traceback.
+- **Load.** It counts the requests in progress (``inflight.InFlight``), which
+  tells the hot path's Redis connection whether this process answers one alone.
 - **Headers.** Every response gets ``X-Content-Type-Options: nosniff``; an HTML
   response that sets no ``Content-Security-Policy`` of its own gets the page
   headers (a CSP that allows nothing from elsewhere, no framing, no referrer).
@@ -30,6 +32,7 @@ from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from magisterium_a2a.server.errors import BodyTimeout
+from magisterium_a2a.server.inflight import InFlight
 from magisterium_a2a.server.observability import clip
 
 log = logging.getLogger(__name__)
@@ -46,16 +49,26 @@ _PAGE_RAW = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in PAGE
 
 
 class RequestGuard:
-    """See the module's docstring; ``seconds`` is ``A2A_READ_TIMEOUT_SECONDS``."""
+    """See the module's docstring; ``seconds`` is ``A2A_READ_TIMEOUT_SECONDS``,
+    ``in_flight`` the process' count of requests in progress."""
 
-    def __init__(self, app: ASGIApp, seconds: float) -> None:
+    def __init__(self, app: ASGIApp, seconds: float, in_flight: InFlight) -> None:
         self.app = app
         self.seconds = seconds
+        self.in_flight = in_flight
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        in_flight = self.in_flight
+        in_flight.count += 1
+        try:
+            await self._guarded(scope, receive, send)
+        finally:
+            in_flight.count -= 1
+
+    async def _guarded(self, scope: Scope, receive: Receive, send: Send) -> None:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.seconds
         body_done = False

@@ -88,14 +88,6 @@ class Endpoint:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         runtime: Runtime = scope["app"].state.runtime
-        in_flight = runtime.in_flight
-        in_flight.count += 1
-        try:
-            await self._answer(runtime, scope, receive, send)
-        finally:
-            in_flight.count -= 1
-
-    async def _answer(self, runtime: Runtime, scope: Scope, receive: Receive, send: Send) -> None:
         head = _Head(scope["headers"])
         rid = request_id(head.request_id)
         version = head.version

@@ -20,6 +20,7 @@ from magisterium_a2a.server.clock import Clock, IdFactory
 from magisterium_a2a.server.config import Settings
 from magisterium_a2a.server.guard import RequestGuard
 from magisterium_a2a.server.http import ENDPOINT, Endpoint, router
+from magisterium_a2a.server.inflight import InFlight
 from magisterium_a2a.server.oauth.delegation import discover
 from magisterium_a2a.server.oauth.routes import build_router
 from magisterium_a2a.server.playground import build_router as build_playground
@@ -44,10 +45,12 @@ class A2AApp(FastAPI):
     ``Endpoint``).
     """
 
-    def __init__(self, *, read_timeout_seconds: float = 30.0, **options: Any) -> None:
+    def __init__(
+        self, *, in_flight: InFlight, read_timeout_seconds: float = 30.0, **options: Any
+    ) -> None:
         super().__init__(**options)
         self._direct: ASGIApp = ServerErrorMiddleware(
-            RequestGuard(Endpoint(), read_timeout_seconds)
+            RequestGuard(Endpoint(), read_timeout_seconds, in_flight)
         )
         self._bypass: bool | None = None
 
@@ -83,6 +86,8 @@ def create_app(
 ) -> FastAPI:
     """The ASGI app; ``plugin_settings`` overrides skill families' settings (tests)."""
     settings = settings or Settings()
+    # One count for both ways in (the direct endpoint and the framework's routes).
+    in_flight = InFlight()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -96,6 +101,7 @@ def create_app(
             registry_factory=registry_factory,
             plugin_settings=plugin_settings,
             provider=provider,
+            in_flight=in_flight,
         )
         app.state.runtime = runtime
         if settings.test_mode:
@@ -124,6 +130,7 @@ def create_app(
             await runtime.close()
 
     app = A2AApp(
+        in_flight=in_flight,
         read_timeout_seconds=settings.read_timeout_seconds,
         title="Magisterium A2A",
         version=__version__,
@@ -139,7 +146,7 @@ def create_app(
     # request/response wrapping), for requests that do not take the direct way.
     app.router.routes.append(Route(ENDPOINT, Endpoint(), methods=["POST"]))
     # Every other route's read deadline, quiet disconnects and common headers.
-    app.add_middleware(RequestGuard, seconds=settings.read_timeout_seconds)
+    app.add_middleware(RequestGuard, seconds=settings.read_timeout_seconds, in_flight=in_flight)
     app.include_router(router)
     app.include_router(build_router(lambda r: runtime_of(r).oauth, lambda r: runtime_of(r).cors))
     if settings.test_mode:

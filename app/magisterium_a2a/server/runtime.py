@@ -58,7 +58,7 @@ class Runtime:
     pipe: Pipe | None
     """The hot path's connection beside ``redis`` (storage/pipe.py), if any."""
     in_flight: InFlight
-    """The requests the endpoint is answering now (the pipe polls only for one)."""
+    """The requests being answered now (the pipe polls only for one)."""
     clock: Clock
     store: TaskStore
     tokens: TokenStore
@@ -102,12 +102,14 @@ def build_runtime(
     ids: IdFactory | None,
     registry_factory: RegistryFactory | None = None,
     plugin_settings: Iterable[PluginSettings] = (),
+    in_flight: InFlight,
     provider: Provider | None = None,
 ) -> Runtime:
     """Build every long-lived object of one server process, once, at start-up.
 
     ``provider`` is the operator's identity provider, discovered beforehand
-    (``A2A_OAUTH_ISSUER``) since that needs the network."""
+    (``A2A_OAUTH_ISSUER``) since that needs the network. ``in_flight``: the count
+    of requests in progress that the request guard keeps."""
     keys = Keys(settings.key_prefix)
     redis = connect(settings)
     if settings.deterministic:
@@ -119,7 +121,6 @@ def build_runtime(
     if settings.test_mode:
         clock = ShiftedClock(clock)
         testmode = TestMode(redis, keys, clock, ids if isinstance(ids, SeededIds) else None)
-    in_flight = InFlight()
     pipe = hot_pipe(settings, in_flight.alone)
     scripts = Scripts(redis, pipe)
     store = RedisTaskStore(redis, scripts, keys, settings.task_ttl_seconds, clock, pipe)

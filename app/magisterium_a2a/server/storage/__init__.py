@@ -7,7 +7,7 @@ read plain verdicts back, and never hold Lua text or key layouts of their own.
 
 from magisterium_a2a.server.storage.connection import connect, hot_pipe, text
 from magisterium_a2a.server.storage.keys import Keys
-from magisterium_a2a.server.storage.pipe import Pipe
+from magisterium_a2a.server.storage.pipe import Pipe, Polling
 from magisterium_a2a.server.storage.scripts import (
     AdmitArgs,
     AdmitKeys,
@@ -29,6 +29,7 @@ __all__ = [
     "ListKeys",
     "Page",
     "Pipe",
+    "Polling",
     "SaveArgs",
     "SaveKeys",
     "Scripts",

@@ -22,7 +22,7 @@ from redis.retry import Retry
 from redis.typing import EncodableT
 
 from magisterium_a2a.server.config import Settings
-from magisterium_a2a.server.storage.pipe import Pipe
+from magisterium_a2a.server.storage.pipe import Pipe, Polling
 
 
 def connect(settings: Settings) -> Redis:
@@ -74,14 +74,18 @@ def connect(settings: Settings) -> Redis:
     return Redis.from_url(settings.redis_url, health_check_interval=30, **options)
 
 
-def hot_pipe(settings: Settings, poll_if: Callable[[], bool] = lambda: True) -> Pipe | None:
+def hot_pipe(settings: Settings, worth_polling: Callable[[], bool] | None = None) -> Pipe | None:
     """The hot path's pipelined connection (``pipe.py``) for a plain ``redis://``
-    server; None for the embedded store and every other kind of URL. ``poll_if``:
-    whether keeping the loop polling for a due reply is worth it now."""
+    server; None for the embedded store and every other kind of URL.
+    ``worth_polling``: whether keeping the loop polling for a due reply is worth it
+    now (always, when not given); ``A2A_REDIS_SPIN_MICROSECONDS`` bounds it."""
     if settings.embedded:
         return None
-    spin = settings.redis_spin_microseconds / 1_000_000
-    return Pipe.for_url(settings.redis_url, settings.redis_timeout_seconds, spin, poll_if)
+    polling = None
+    if settings.redis_spin_microseconds:
+        bound = settings.redis_spin_microseconds / 1_000_000
+        polling = Polling(bound) if worth_polling is None else Polling(bound, worth_polling)
+    return Pipe.for_url(settings.redis_url, settings.redis_timeout_seconds, polling)
 
 
 _PLAIN = (str, bytes, int)

@@ -20,7 +20,7 @@ Only plain ``redis://`` URLs take this way; TLS, Unix sockets, Sentinel,
 Cluster and the embedded store keep redis-py's client (``batching.py``).
 
 While a reply is due, the connection can keep the event loop polling for a
-bounded time instead of letting it sleep (``spin``, ``A2A_REDIS_SPIN_MICROSECONDS``).
+bounded time instead of letting it sleep (``Polling``, ``A2A_REDIS_SPIN_MICROSECONDS``).
 Redis answers a cheap command within tens of microseconds, but a process whose
 loop sleeps in ``epoll_wait`` meanwhile must be woken by an interrupt, and on a
 virtual machine that halts an idle vCPU (this machine class) the wake-up costs
@@ -32,7 +32,7 @@ one cheap callback that keeps itself scheduled while a command waits, so the
 loop looks at its sockets without blocking and every other ready callback still
 runs in turn; it ends when no command waits or the bound has passed, whichever
 comes first, and the server polls only while it answers one request alone
-(``poll_if``): beside others the loop has their work to do, and polling there
+(``Polling.worth_it``): beside others the loop has their work to do, and polling there
 cost throughput. So it burns at most the bound per burst of commands, in time
 the process would have spent asleep with an answer due. Go's scheduler spins a
 thread the same way before parking it.
@@ -52,6 +52,7 @@ import asyncio
 import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, cast
 from urllib.parse import urlsplit
 
@@ -64,23 +65,33 @@ from redis.exceptions import TimeoutError as RedisTimeout
 Arg = str | bytes | int
 
 
+def _always() -> bool:
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class Polling:
+    """How the loop is kept polling for a due reply (the module's docstring)."""
+
+    bound: float
+    """The longest it polls after a command, in seconds."""
+    worth_it: Callable[[], bool] = _always
+    """Whether polling is worth it now (the server's: it answers one request alone,
+    ``server/inflight.py``); asked before each turn."""
+    now: Callable[[], float] = time.monotonic
+    """The monotonic clock the bound is measured on."""
+
+
 class _Replies(asyncio.Protocol):
     """The connection's protocol: each reply goes to the oldest waiting command."""
 
-    def __init__(
-        self,
-        spin: float = 0.0,
-        now: Callable[[], float] = time.monotonic,
-        poll_if: Callable[[], bool] = lambda: True,
-    ) -> None:
+    def __init__(self, polling: Polling | None = None) -> None:
         self._reader = hiredis.Reader()
         self.waiting: deque[asyncio.Future[Any]] = deque()
         self.transport: asyncio.Transport | None = None
         self.answered = 0
         """Replies received so far: the watchdog's sign of progress."""
-        self._spin = spin
-        self._now = now
-        self._poll_if = poll_if
+        self._polling = polling
         self._poll_until = 0.0
         self.polling = False
         """True while the loop is kept polling for a due reply (the module's docstring)."""
@@ -147,17 +158,18 @@ class _Replies(asyncio.Protocol):
             transport.write(hiredis.pack_command(commands[0]))  # type: ignore[arg-type]
         else:
             transport.write(b"".join(hiredis.pack_command(c) for c in commands))  # type: ignore[arg-type]
-        if self._spin and not self.polling and self._poll_if():
+        polling = self._polling
+        if polling is not None and not self.polling and polling.worth_it():
             self.polling = True
-            self._poll_until = self._now() + self._spin
-            loop.call_soon(self._poll)
+            self._poll_until = polling.now() + polling.bound
+            loop.call_soon(self._poll, polling)
         return futures
 
-    def _poll(self) -> None:
+    def _poll(self, polling: Polling) -> None:
         """One turn of polling: stay scheduled while a reply is due, time is left and
-        ``poll_if`` still holds, so the loop looks at its sockets again without sleeping."""
-        if self.waiting and self._now() < self._poll_until and self._poll_if():
-            self._loop.call_soon(self._poll)
+        it is still worth it, so the loop looks at its sockets again without sleeping."""
+        if self.waiting and polling.now() < self._poll_until and polling.worth_it():
+            self._loop.call_soon(self._poll, polling)
         else:
             self.polling = False
 
@@ -174,20 +186,14 @@ class Pipe:
         db: int = 0,
         username: str | None = None,
         password: str | None = None,
-        spin: float = 0.0,
-        now: Callable[[], float] = time.monotonic,
-        poll_if: Callable[[], bool] = lambda: True,
+        polling: Polling | None = None,
     ) -> None:
-        """``spin``: the longest the loop is kept polling for a due reply, in
-        seconds (0: it may sleep at once); ``now``: the monotonic clock that bounds
-        it; ``poll_if``: whether polling is worth it now (the server's: it answers
-        one request alone, ``server/inflight.py``)."""
+        """``polling``: how the loop is kept polling for a due reply; None: the loop
+        may sleep at once."""
         self._host = host
         self._port = port
         self._timeout = timeout
-        self._spin = spin
-        self._now = now
-        self._poll_if = poll_if
+        self._polling = polling
         self._db = db
         self._username = username
         self._password = password
@@ -197,13 +203,7 @@ class Pipe:
         self._closed = False
 
     @classmethod
-    def for_url(
-        cls,
-        url: str,
-        timeout: float,
-        spin: float = 0.0,
-        poll_if: Callable[[], bool] = lambda: True,
-    ) -> Pipe | None:
+    def for_url(cls, url: str, timeout: float, polling: Polling | None = None) -> Pipe | None:
         """A pipe for a plain ``redis://host:port/db`` URL; None for any other kind."""
         if urlsplit(url).scheme != "redis":
             return None
@@ -215,8 +215,7 @@ class Pipe:
             db=int(options.get("db") or 0),
             username=options.get("username"),
             password=options.get("password"),
-            spin=spin,
-            poll_if=poll_if,
+            polling=polling,
         )
 
     async def call(self, *command: Arg) -> Any:
@@ -292,7 +291,7 @@ class Pipe:
         try:
             async with asyncio.timeout(self._timeout):
                 _, replies = await loop.create_connection(
-                    lambda: _Replies(self._spin, self._now, self._poll_if), self._host, self._port
+                    lambda: _Replies(self._polling), self._host, self._port
                 )
                 hello: list[tuple[Arg, ...]] = []
                 if self._password is not None:
