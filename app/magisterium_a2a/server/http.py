@@ -121,8 +121,12 @@ class Endpoint:
             await runtime.recorder.record(
                 Headers(scope=scope), body, answer.status, Headers(raw=raw), answer.body
             )
-        await send({"type": "http.response.start", "status": answer.status, "headers": raw})
-        await send({"type": "http.response.body", "body": answer.body})
+        try:
+            await send({"type": "http.response.start", "status": answer.status, "headers": raw})
+            await send({"type": "http.response.body", "body": answer.body})
+        finally:
+            # After the write: a client that waits for each answer does not wait for this.
+            dispatcher.observe(answer.calls)
 
 
 _EMPTY: list[tuple[bytes, bytes]] = [(b"content-length", b"0")]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -47,6 +47,8 @@ class RPCResponse:
     status: int
     body: bytes
     headers: dict[str, str]
+    calls: list[Call] = field(default_factory=list)
+    """What each call did, for ``Dispatcher.observe`` once the answer is written."""
 
 
 MAX_DEPTH = 128
@@ -189,20 +191,32 @@ class Dispatcher:
         """The answer to a body that failed before any request in it was read."""
         return RPCResponse(error.http_status, self._failure(None, error), error.headers())
 
+    def observe(self, calls: list[Call]) -> None:
+        """Count and log the calls an answer reports (``RPCResponse.calls``). The
+        endpoint does this after writing the answer: a client waiting for it, one
+        request at a time, does not wait for the bookkeeping too."""
+        if self._observe is not None:
+            for call in calls:
+                self._observe(call)
+
     async def handle(
         self, body: bytes, authorization: str | None, request_id: str = "-"
     ) -> RPCResponse:
+        """The answer to one HTTP body; its ``calls`` are still to be observed."""
+        calls: list[Call] = []
         try:
             payload = parse_body(body)
         except ParseError as exc:
-            self._report(request_id, None, None, str(self._code(exc)), time.perf_counter())
-            return self.error_response(exc)
+            self._report(calls, request_id, None, None, str(self._code(exc)), time.perf_counter())
+            refused = self.error_response(exc)
+            refused.calls.extend(calls)
+            return refused
         caller = _CallerOnce(self._auth, authorization)
         if not isinstance(payload, list):
-            answer, outcome = await self._one(payload, caller, request_id)
+            answer, outcome = await self._one(payload, caller, request_id, calls)
             if isinstance(outcome, RPCError):
-                return RPCResponse(outcome.http_status, answer, outcome.headers())
-            return RPCResponse(200, answer, outcome)
+                return RPCResponse(outcome.http_status, answer, outcome.headers(), calls)
+            return RPCResponse(200, answer, outcome, calls)
         if not payload:
             return self.error_response(InvalidRequest(data={"reason": "empty batch"}))
         if len(payload) > self._max_batch:
@@ -212,16 +226,16 @@ class Dispatcher:
         answers: list[bytes] = []
         all_unauthorized = True
         for item in payload:
-            answer, outcome = await self._one(item, caller, request_id)
+            answer, outcome = await self._one(item, caller, request_id, calls)
             answers.append(answer)
             all_unauthorized = all_unauthorized and isinstance(outcome, Unauthorized)
         body_out = b"[" + b",".join(answers) + b"]"
         if all_unauthorized:
-            return RPCResponse(401, body_out, Unauthorized().headers())
-        return RPCResponse(200, body_out, {})
+            return RPCResponse(401, body_out, Unauthorized().headers(), calls)
+        return RPCResponse(200, body_out, {}, calls)
 
     async def _one(
-        self, obj: Any, caller: _CallerOnce, request_id: str
+        self, obj: Any, caller: _CallerOnce, request_id: str, calls: list[Call]
     ) -> tuple[bytes, RPCError | dict[str, str]]:
         """One request's answer, and either its error or the headers its result adds."""
         started = time.perf_counter()
@@ -246,20 +260,23 @@ class Dispatcher:
         except RPCError as exc:
             bucket = exc.bucket if isinstance(exc, RateLimited) else None
             code = str(self._code(exc))
-            self._report(request_id, request, principal, code, started, bucket=bucket)
+            self._report(calls, request_id, request, principal, code, started, bucket=bucket)
             return self._failure(req_id, exc), exc
         except Exception as exc:
             log.exception("internal error in %s", clip(_method_name(obj)))
             error = InternalError()
             store_error = isinstance(exc, RedisError)
             code = str(self._code(error))
-            self._report(request_id, request, principal, code, started, store_error=store_error)
+            self._report(
+                calls, request_id, request, principal, code, started, store_error=store_error
+            )
             return self._failure(req_id, error), error
-        self._report(request_id, request, principal, result.outcome, started)
+        self._report(calls, request_id, request, principal, result.outcome, started)
         return success(request.id, result.payload), result.headers
 
     def _report(
         self,
+        calls: list[Call],
         request_id: str,
         request: JSONRPCRequest | None,
         principal: Principal | None,
@@ -271,7 +288,7 @@ class Dispatcher:
     ) -> None:
         if self._observe is None:
             return
-        self._observe(
+        calls.append(
             Call(
                 request_id=request_id,
                 method=request.method if request is not None else "-",
