@@ -277,3 +277,73 @@ class TestSkillOutcomes:
         assert bobs["artifacts"][0]["parts"][0]["data"]["taskIds"] == []
         third = (await h.send(alice, skill="earlier", context_id="shared")).json()["result"]
         assert third["artifacts"][0]["parts"][0]["data"]["taskIds"] == [first["id"], second["id"]]
+
+
+async def test_a_cheap_skill_that_has_to_wait_runs_again_under_the_deadline(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cheap skill's first step runs without the deadline's timer; one that has to
+    wait after all is run again, whole, under the deadline, and still answers."""
+    import asyncio
+    from collections.abc import Sequence
+
+    import httpx
+    from asgi_lifespan import LifespanManager
+
+    from magisterium_a2a.plugin import Artifact, FunctionSkill, SkillContext, text_part
+    from magisterium_a2a.plugin import Message as PluginMessage
+    from magisterium_a2a.server.main import create_app
+    from magisterium_a2a.server.registry import SkillRegistry
+    from tests.support import families, rpc_body
+
+    runs = {"quick": 0, "waits": 0, "hangs": 0}
+    timers: list[float] = []
+    timeout = asyncio.timeout
+
+    def counted(delay: float | None) -> asyncio.Timeout:
+        timers.append(delay or 0.0)
+        return timeout(delay)
+
+    monkeypatch.setattr(asyncio, "timeout", counted)
+
+    def answering(skill_id: str, wait: float | None) -> FunctionSkill:
+        async def handle(message: PluginMessage, context: SkillContext) -> Sequence[Artifact]:
+            runs[skill_id] += 1
+            if wait is not None:
+                await asyncio.sleep(wait)
+            return [context.artifact("answer", [text_part(skill_id)])]
+
+        return FunctionSkill(
+            id=skill_id, name=skill_id, description="-", handler=handle, cheap=True
+        )
+
+    def registry(env: object) -> SkillRegistry:
+        return SkillRegistry(
+            [answering("quick", None), answering("waits", 0), answering("hangs", 3600)]
+        )
+
+    quick_settings = settings.model_copy(update={"skill_timeout_seconds": 0.05, "dev_mode": True})
+    app = create_app(quick_settings, registry_factory=registry, plugin_settings=families(settings))
+    async with LifespanManager(app) as manager:
+        transport = httpx.ASGITransport(app=manager.app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+
+            async def send(skill: str) -> dict[str, Any]:
+                answer = await client.post(
+                    "/api/v1/a2a",
+                    json=rpc_body("message/send", send_params("x", skill)),
+                    headers={"Authorization": "Bearer demo-pro"},
+                )
+                result: dict[str, Any] = answer.json()["result"]
+                return result
+
+            quick = await send("quick")
+            assert quick["status"]["state"] == "completed"
+            assert (runs["quick"], timers) == (1, [])
+            waits = await send("waits")
+            assert waits["artifacts"][0]["parts"][0]["text"] == "waits"
+            assert (runs["waits"], timers) == (2, [0.05])
+            hangs = await send("hangs")
+    assert hangs["status"]["state"] == "failed"
+    assert "did not answer within 0.05 seconds" in hangs["status"]["message"]["parts"][0]["text"]
+    assert runs["hangs"] == 2

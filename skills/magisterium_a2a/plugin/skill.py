@@ -85,7 +85,9 @@ class Skill(Protocol):
     @property
     def cheap(self) -> bool:
         """Fast and free of side effects for every input: it may run before its
-        rate-limit check (so admission and the task write share one round trip)."""
+        rate-limit check (so admission and the task write share one round trip).
+        Its first step runs without the skill deadline's timer; one that has to wait
+        on something is run again, whole, under the deadline."""
         ...
 
     async def handle(self, message: Message, context: SkillContext) -> Sequence[Artifact]: ...
