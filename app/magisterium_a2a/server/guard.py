@@ -37,6 +37,11 @@ from magisterium_a2a.server.observability import clip
 
 log = logging.getLogger(__name__)
 
+BODY_RECEIVED = "magisterium_a2a.body_received"
+"""An ASGI scope extension a server sets once a request's whole body is buffered
+(``transport`` does, for uvicorn): reading it then cannot wait, so it needs no
+deadline, and the timer one would cost (about 7 µs a request) is saved."""
+
 NOSNIFF = (b"x-content-type-options", b"nosniff")
 PAGE_HEADERS: dict[str, str] = {
     "Cache-Control": "no-store",
@@ -78,7 +83,7 @@ class RequestGuard:
 
         async def timed_receive() -> Message:
             nonlocal body_done, late
-            if body_done:
+            if body_done or BODY_RECEIVED in (scope.get("extensions") or _NONE):
                 return await receive()
             try:
                 async with asyncio.timeout_at(deadline):
@@ -126,6 +131,9 @@ class RequestGuard:
                 scope.get("method"),
                 clip(scope.get("path")),
             )
+
+
+_NONE: dict[str, object] = {}
 
 
 def _is_page(headers: list[tuple[bytes, bytes]]) -> bool:

@@ -24,13 +24,20 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import resource
 import time
 from typing import ClassVar
 
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn._types import ASGI3Application, ASGISendEvent
+from uvicorn.protocols.http.httptools_impl import (
+    STATUS_LINE,
+    HttpToolsProtocol,
+    RequestResponseCycle,
+)
 
 from magisterium_a2a.server.config import Settings
+from magisterium_a2a.server.guard import BODY_RECEIVED
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +74,18 @@ class HeadDeadlineProtocol(HttpToolsProtocol):
     def on_message_complete(self) -> None:
         self._unfinished.pop(self, None)
         super().on_message_complete()
+        if self.cycle is not None and not self.cycle.more_body:
+            # The whole body is buffered: the guard reads it without a deadline.
+            extensions = self.scope.get("extensions")
+            if extensions is None:
+                self.scope["extensions"] = {BODY_RECEIVED: {}}
+            else:
+                extensions[BODY_RECEIVED] = {}
+
+    def _start_asgi_task(self, cycle: RequestResponseCycle, app: ASGI3Application) -> None:
+        # The app's ``send`` (looked up when the task runs): a complete answer in one write.
+        cycle.send = OneWrite(cycle).send  # type: ignore[method-assign]
+        super()._start_asgi_task(cycle, app)
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
@@ -132,3 +151,118 @@ def configure(settings: Settings) -> str:
     HeadDeadlineProtocol.head_timeout = settings.read_timeout_seconds
     HeadDeadlineProtocol.max_connections = connection_cap(settings)
     return f"{__name__}:HeadDeadlineProtocol"
+
+
+_NOT_TOKEN = re.compile(rb"[^!#$%&'*+\-.^_`|~0-9A-Za-z]")
+"""A byte that may not stand in a header name (RFC 9110 section 5.6.2, ``tchar``)."""
+_CONTROL = re.compile(rb"[\x00-\x08\x0a-\x1f\x7f]")
+"""A byte that may not stand in a header value: a control other than HTAB (section 5.5)."""
+
+
+class OneWrite:
+    """Writes a complete answer (one that names its ``Content-Length``) in one write,
+    its head serialized here; any other answer goes through uvicorn as it is.
+
+    uvicorn writes a response's head as soon as the app starts it, then the body:
+    two writes, and on loopback each costs the sender the receiver's TCP work and
+    wakes the client twice. It also checks every header with two regular
+    expressions, one at a time. This keeps the head until the first body message
+    and sends both together; it checks the names and the values in one pass each,
+    for the same bytes uvicorn refuses. The cycle is left in the state uvicorn's
+    own start would leave it in (response started, the length to expect, whether
+    to keep the connection), so uvicorn's body handling, length checks and
+    keep-alive work unchanged. With uvicorn's access log on, uvicorn writes.
+    """
+
+    __slots__ = ("_cycle", "_head")
+
+    def __init__(self, cycle: RequestResponseCycle) -> None:
+        self._cycle = cycle
+        self._head = b""
+
+    async def send(self, message: ASGISendEvent) -> None:
+        cycle = self._cycle
+        if self._head:
+            if message["type"] == "http.response.body":
+                await self._send_with_head(cycle, message)
+                return
+        elif (
+            message["type"] == "http.response.start"
+            and not cycle.response_started
+            and not cycle.access_log
+        ):
+            head = self._serialize(cycle, message)
+            if head is not None:
+                if cycle.flow.write_paused and not cycle.disconnected:
+                    await cycle.flow.drain()
+                if not cycle.disconnected:
+                    self._head = head
+                return
+        await RequestResponseCycle.send(cycle, message)
+
+    def _serialize(self, cycle: RequestResponseCycle, message: ASGISendEvent) -> bytes | None:
+        """The head of a start message with one Content-Length, marking the cycle
+        started; None (the cycle untouched) for any other."""
+        assert message["type"] == "http.response.start"
+        headers = [*cycle.default_headers, *message.get("headers", ())]
+        length: int | None = None
+        close = False
+        lines = [STATUS_LINE[message["status"]]]
+        for name, value in headers:
+            name = name.lower()
+            if name == b"content-length":
+                if length is not None or not value.isdigit():
+                    return None
+                length = int(value)
+            elif name == b"transfer-encoding":
+                return None
+            elif name == b"connection":
+                close = b"close" in [token.strip() for token in value.lower().split(b",")]
+            lines += (name, b": ", value, b"\r\n")
+        if length is None:
+            return None
+        if _NOT_TOKEN.search(b"".join(name for name, _ in headers)):
+            raise RuntimeError("Invalid HTTP header name.")
+        if _CONTROL.search(b"\t".join(value for _, value in headers)):
+            raise RuntimeError("Invalid HTTP header value.")
+        if close:
+            cycle.keep_alive = False
+        elif not cycle.keep_alive:
+            lines.append(b"connection: close\r\n")
+        lines.append(b"\r\n")
+        cycle.response_started = True
+        cycle.waiting_for_100_continue = False
+        cycle.expected_content_length = length
+        cycle.chunked_encoding = False
+        return b"".join(lines)
+
+    async def _send_with_head(self, cycle: RequestResponseCycle, message: ASGISendEvent) -> None:
+        """uvicorn's body handling, its first write carrying the head."""
+        head, self._head = self._head, b""
+        transport = cycle.transport
+        prefixed = _Prefixed(transport, head)
+        cycle.transport = prefixed  # type: ignore[assignment]
+        try:
+            await RequestResponseCycle.send(cycle, message)
+        finally:
+            cycle.transport = transport
+        if prefixed.head and not transport.is_closing():
+            # The body wrote nothing (an empty one, or a HEAD request): the head alone.
+            transport.write(prefixed.head)
+
+
+class _Prefixed:
+    """The transport, for one body message: its first write carries the held head."""
+
+    __slots__ = ("_transport", "head")
+
+    def __init__(self, transport: asyncio.Transport, head: bytes) -> None:
+        self._transport = transport
+        self.head = head
+
+    def write(self, data: bytes) -> None:
+        head, self.head = self.head, b""
+        self._transport.write(head + data if head else data)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._transport, name)
