@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import logging
 import re
+from typing import Any
 
+import orjson
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from magisterium_a2a.server.config import Settings
 from tests.support import Harness, rpc_body, send_params
 
 
@@ -101,3 +104,50 @@ async def test_request_id_is_echoed_or_made(h: Harness) -> None:
     assert re.fullmatch(r"[0-9a-f]{32}", made.headers["x-request-id"])
     assert "X-Request-ID" in made.headers["access-control-expose-headers"]
     assert "X-RateLimit-Remaining" in made.headers["access-control-expose-headers"]
+
+
+async def test_a_call_is_counted_after_its_answer_is_written(settings: Settings) -> None:
+    """The metrics and the log line come after the answer's last write (http.py): a
+    client waiting for each answer does not wait for them."""
+    from asgi_lifespan import LifespanManager
+
+    from magisterium_a2a.server.main import create_app
+    from tests.support import families
+
+    events: list[str] = []
+    app = create_app(
+        settings.model_copy(update={"dev_mode": True}), plugin_settings=families(settings)
+    )
+    async with LifespanManager(app) as manager:
+        metrics = app.state.runtime.metrics
+        observe = metrics.observe
+
+        def observed(call: Any) -> None:
+            events.append(f"observed {call.method}")
+            observe(call)
+
+        metrics.observe = observed
+        body = orjson.dumps(rpc_body("message/send", send_params("hi", "echo")))
+        scope = {
+            "type": "http",
+            "asgi": {"version": "3.0"},
+            "http_version": "1.1",
+            "method": "POST",
+            "scheme": "http",
+            "path": "/api/v1/a2a",
+            "raw_path": b"/api/v1/a2a",
+            "root_path": "",
+            "query_string": b"",
+            "headers": [(b"authorization", b"Bearer demo-pro")],
+            "client": ("127.0.0.1", 1),
+            "server": ("test", 80),
+        }
+
+        async def receive() -> dict[str, Any]:
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        async def send(message: Any) -> None:
+            events.append(message["type"])
+
+        await manager.app(scope, receive, send)
+    assert events == ["http.response.start", "http.response.body", "observed message/send"]

@@ -138,6 +138,27 @@ async def test_a_head_request_gets_the_head_alone() -> None:
     assert cycle.response_complete
 
 
+async def test_a_head_request_on_a_closing_connection_gets_its_head_before_the_close() -> None:
+    cycle, transport = cycle_for("HEAD", keep_alive=False)
+    await cycle.send(start(LENGTH))
+    await cycle.send(body(b""))
+    assert len(transport.writes) == 1
+    assert transport.writes[0].endswith(b"\r\nconnection: close\r\n\r\n")
+    assert transport.closed
+
+
+async def test_a_header_uvicorn_lets_through_is_let_through_here_too() -> None:
+    """A name byte above 0x7f: uvicorn writes it, and so does the one write."""
+    header = (b"x-\xe9", b"1")
+    cycle, written = cycle_for()
+    await cycle.send(start(LENGTH, header))
+    await cycle.send(body(BODY))
+    theirs, plain = cycle_for()
+    await RequestResponseCycle.send(theirs, start(LENGTH, header))  # type: ignore[arg-type]
+    await RequestResponseCycle.send(theirs, body(BODY))  # type: ignore[arg-type]
+    assert written.writes == [b"".join(plain.writes)]
+
+
 async def test_a_streamed_answer_goes_through_uvicorn_as_before() -> None:
     cycle, transport = cycle_for()
     await cycle.send(start((b"content-type", b"text/event-stream")))
@@ -211,7 +232,9 @@ async def test_without_the_servers_word_a_slow_body_still_meets_the_deadline() -
         await asyncio.Event().wait()
         raise AssertionError("unreachable")
 
-    sent = await _guarded({"type": "http", "method": "POST", "path": "/"}, receive)
+    scope = {"type": "http", "method": "POST", "path": "/"}
+    # Bounded, so that a guard that left this body without its deadline fails, not hangs.
+    sent = await asyncio.wait_for(_guarded(scope, receive), 10)
     assert sent[0]["status"] == BodyTimeout(0.05).http_status
 
 

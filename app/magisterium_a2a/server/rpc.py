@@ -187,9 +187,10 @@ class Dispatcher:
         self._faults = faults
         self._observe = observe
 
-    def error_response(self, error: RPCError) -> RPCResponse:
+    def error_response(self, error: RPCError, calls: list[Call] | None = None) -> RPCResponse:
         """The answer to a body that failed before any request in it was read."""
-        return RPCResponse(error.http_status, self._failure(None, error), error.headers())
+        failed = self._failure(None, error)
+        return RPCResponse(error.http_status, failed, error.headers(), calls or [])
 
     def observe(self, calls: list[Call]) -> None:
         """Count and log the calls an answer reports (``RPCResponse.calls``). The
@@ -208,9 +209,7 @@ class Dispatcher:
             payload = parse_body(body)
         except ParseError as exc:
             self._report(calls, request_id, None, None, str(self._code(exc)), time.perf_counter())
-            refused = self.error_response(exc)
-            refused.calls.extend(calls)
-            return refused
+            return self.error_response(exc, calls)
         caller = _CallerOnce(self._auth, authorization)
         if not isinstance(payload, list):
             answer, outcome = await self._one(payload, caller, request_id, calls)

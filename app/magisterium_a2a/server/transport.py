@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import resource
 import time
 from typing import ClassVar
 
 from uvicorn._types import ASGI3Application, ASGISendEvent
 from uvicorn.protocols.http.httptools_impl import (
+    HEADER_RE,
+    HEADER_VALUE_RE,
     STATUS_LINE,
     HttpToolsProtocol,
     RequestResponseCycle,
@@ -76,11 +77,7 @@ class HeadDeadlineProtocol(HttpToolsProtocol):
         super().on_message_complete()
         if self.cycle is not None and not self.cycle.more_body:
             # The whole body is buffered: the guard reads it without a deadline.
-            extensions = self.scope.get("extensions")
-            if extensions is None:
-                self.scope["extensions"] = {BODY_RECEIVED: {}}
-            else:
-                extensions[BODY_RECEIVED] = {}
+            self.scope.setdefault("extensions", {})[BODY_RECEIVED] = {}
 
     def _start_asgi_task(self, cycle: RequestResponseCycle, app: ASGI3Application) -> None:
         # The app's ``send`` (looked up when the task runs): a complete answer in one write.
@@ -153,12 +150,6 @@ def configure(settings: Settings) -> str:
     return f"{__name__}:HeadDeadlineProtocol"
 
 
-_NOT_TOKEN = re.compile(rb"[^!#$%&'*+\-.^_`|~0-9A-Za-z]")
-"""A byte that may not stand in a header name (RFC 9110 section 5.6.2, ``tchar``)."""
-_CONTROL = re.compile(rb"[\x00-\x08\x0a-\x1f\x7f]")
-"""A byte that may not stand in a header value: a control other than HTAB (section 5.5)."""
-
-
 class OneWrite:
     """Writes a complete answer (one that names its ``Content-Length``) in one write,
     its head serialized here; any other answer goes through uvicorn as it is.
@@ -167,11 +158,13 @@ class OneWrite:
     two writes, and on loopback each costs the sender the receiver's TCP work and
     wakes the client twice. It also checks every header with two regular
     expressions, one at a time. This keeps the head until the first body message
-    and sends both together; it checks the names and the values in one pass each,
-    for the same bytes uvicorn refuses. The cycle is left in the state uvicorn's
-    own start would leave it in (response started, the length to expect, whether
-    to keep the connection), so uvicorn's body handling, length checks and
-    keep-alive work unchanged. With uvicorn's access log on, uvicorn writes.
+    and sends both together; it runs uvicorn's own two checks once each, over all
+    the names and over all the values, so it refuses exactly what uvicorn refuses,
+    before anything is written (the app's error then answers 500). The cycle is
+    left in the state uvicorn's own start would leave it in (response started, the
+    length to expect, whether to keep the connection), so uvicorn's body handling,
+    length checks and keep-alive work unchanged. With uvicorn's access log on,
+    uvicorn writes.
     """
 
     __slots__ = ("_cycle", "_head")
@@ -182,15 +175,10 @@ class OneWrite:
 
     async def send(self, message: ASGISendEvent) -> None:
         cycle = self._cycle
-        if self._head:
-            if message["type"] == "http.response.body":
-                await self._send_with_head(cycle, message)
-                return
-        elif (
-            message["type"] == "http.response.start"
-            and not cycle.response_started
-            and not cycle.access_log
-        ):
+        if self._head and message["type"] == "http.response.body":
+            await self._send_with_head(cycle, message)
+            return
+        if message["type"] == "http.response.start" and not self._head:
             head = self._serialize(cycle, message)
             if head is not None:
                 if cycle.flow.write_paused and not cycle.disconnected:
@@ -200,11 +188,21 @@ class OneWrite:
                 return
         await RequestResponseCycle.send(cycle, message)
 
-    def _serialize(self, cycle: RequestResponseCycle, message: ASGISendEvent) -> bytes | None:
+    @staticmethod
+    def _serialize(cycle: RequestResponseCycle, message: ASGISendEvent) -> bytes | None:
         """The head of a start message with one Content-Length, marking the cycle
-        started; None (the cycle untouched) for any other."""
+        started; None, the cycle untouched, for any other."""
         assert message["type"] == "http.response.start"
+        if cycle.response_started or cycle.access_log:
+            return None
         headers = [*cycle.default_headers, *message.get("headers", ())]
+        # uvicorn's patterns match single bytes none of which joins adds, so one
+        # search over all the names (and one over the values, joined by an allowed
+        # TAB) finds what a search per header would.
+        if HEADER_RE.search(b"".join(name for name, _ in headers)):
+            raise RuntimeError("Invalid HTTP header name.")
+        if HEADER_VALUE_RE.search(b"\t".join(value for _, value in headers)):
+            raise RuntimeError("Invalid HTTP header value.")
         length: int | None = None
         close = False
         lines = [STATUS_LINE[message["status"]]]
@@ -217,14 +215,10 @@ class OneWrite:
             elif name == b"transfer-encoding":
                 return None
             elif name == b"connection":
-                close = b"close" in [token.strip() for token in value.lower().split(b",")]
+                close = close or b"close" in [t.strip() for t in value.lower().split(b",")]
             lines += (name, b": ", value, b"\r\n")
         if length is None:
             return None
-        if _NOT_TOKEN.search(b"".join(name for name, _ in headers)):
-            raise RuntimeError("Invalid HTTP header name.")
-        if _CONTROL.search(b"\t".join(value for _, value in headers)):
-            raise RuntimeError("Invalid HTTP header value.")
         if close:
             cycle.keep_alive = False
         elif not cycle.keep_alive:
@@ -238,31 +232,39 @@ class OneWrite:
 
     async def _send_with_head(self, cycle: RequestResponseCycle, message: ASGISendEvent) -> None:
         """uvicorn's body handling, its first write carrying the head."""
-        head, self._head = self._head, b""
         transport = cycle.transport
-        prefixed = _Prefixed(transport, head)
+        prefixed = _Prefixed(transport, self._head)
+        self._head = b""
         cycle.transport = prefixed  # type: ignore[assignment]
         try:
             await RequestResponseCycle.send(cycle, message)
         finally:
             cycle.transport = transport
-        if prefixed.head and not transport.is_closing():
-            # The body wrote nothing (an empty one, or a HEAD request): the head alone.
-            transport.write(prefixed.head)
+        # A body that wrote nothing (an empty one, a HEAD request): the head alone.
+        prefixed.flush()
 
 
 class _Prefixed:
-    """The transport, for one body message: its first write carries the held head."""
+    """The transport, for one body message: the held head goes out with its first
+    write, or alone before the connection closes."""
 
-    __slots__ = ("_transport", "head")
+    __slots__ = ("_head", "_transport")
 
     def __init__(self, transport: asyncio.Transport, head: bytes) -> None:
         self._transport = transport
-        self.head = head
+        self._head = head
 
     def write(self, data: bytes) -> None:
-        head, self.head = self.head, b""
+        head, self._head = self._head, b""
         self._transport.write(head + data if head else data)
+
+    def flush(self) -> None:
+        if self._head and not self._transport.is_closing():
+            self.write(b"")
+
+    def close(self) -> None:
+        self.flush()
+        self._transport.close()
 
     def __getattr__(self, name: str) -> object:
         return getattr(self._transport, name)
