@@ -111,43 +111,24 @@ async def test_a_call_is_counted_after_its_answer_is_written(settings: Settings)
     client waiting for each answer does not wait for them."""
     from asgi_lifespan import LifespanManager
 
+    from bench.asgi_client import Client
     from magisterium_a2a.server.main import create_app
     from tests.support import families
 
-    events: list[str] = []
+    seen: list[tuple[str, int, bool]] = []
     app = create_app(
         settings.model_copy(update={"dev_mode": True}), plugin_settings=families(settings)
     )
     async with LifespanManager(app) as manager:
         metrics = app.state.runtime.metrics
         observe = metrics.observe
+        client = Client(manager.app, "demo-pro")
 
         def observed(call: Any) -> None:
-            events.append(f"observed {call.method}")
+            # What the client had been sent when the call was observed.
+            seen.append((call.method, client.status, bool(client.body)))
             observe(call)
 
         metrics.observe = observed
-        body = orjson.dumps(rpc_body("message/send", send_params("hi", "echo")))
-        scope = {
-            "type": "http",
-            "asgi": {"version": "3.0"},
-            "http_version": "1.1",
-            "method": "POST",
-            "scheme": "http",
-            "path": "/api/v1/a2a",
-            "raw_path": b"/api/v1/a2a",
-            "root_path": "",
-            "query_string": b"",
-            "headers": [(b"authorization", b"Bearer demo-pro")],
-            "client": ("127.0.0.1", 1),
-            "server": ("test", 80),
-        }
-
-        async def receive() -> dict[str, Any]:
-            return {"type": "http.request", "body": body, "more_body": False}
-
-        async def send(message: Any) -> None:
-            events.append(message["type"])
-
-        await manager.app(scope, receive, send)
-    assert events == ["http.response.start", "http.response.body", "observed message/send"]
+        await client.post(orjson.dumps(rpc_body("message/send", send_params("hi", "echo"))))
+    assert seen == [("message/send", 200, True)]

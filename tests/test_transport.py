@@ -129,22 +129,21 @@ async def test_an_answer_in_parts_is_held_until_its_first_part_only() -> None:
     assert transport.writes[1] == BODY[10:]
 
 
-async def test_a_head_request_gets_the_head_alone() -> None:
-    cycle, transport = cycle_for("HEAD")
+@pytest.mark.parametrize(
+    ("keep_alive", "ending"),
+    [(True, b"\r\n\r\n"), (False, b"\r\nconnection: close\r\n\r\n")],
+    ids=["kept", "closing"],
+)
+async def test_a_head_request_gets_the_head_alone_before_any_close(
+    keep_alive: bool, ending: bytes
+) -> None:
+    cycle, transport = cycle_for("HEAD", keep_alive=keep_alive)
     await cycle.send(start(LENGTH))
     await cycle.send(body(b""))
     assert len(transport.writes) == 1
-    assert transport.writes[0].endswith(b"\r\n\r\n")
+    assert transport.writes[0].endswith(ending)
     assert cycle.response_complete
-
-
-async def test_a_head_request_on_a_closing_connection_gets_its_head_before_the_close() -> None:
-    cycle, transport = cycle_for("HEAD", keep_alive=False)
-    await cycle.send(start(LENGTH))
-    await cycle.send(body(b""))
-    assert len(transport.writes) == 1
-    assert transport.writes[0].endswith(b"\r\nconnection: close\r\n\r\n")
-    assert transport.closed
+    assert transport.closed is not keep_alive
 
 
 async def test_a_header_uvicorn_lets_through_is_let_through_here_too() -> None:

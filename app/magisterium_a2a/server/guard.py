@@ -83,7 +83,9 @@ class RequestGuard:
 
         async def timed_receive() -> Message:
             nonlocal body_done, late
-            if body_done or BODY_RECEIVED in (scope.get("extensions") or _NONE):
+            # Asked at each read: the server may learn the body is whole only after
+            # the app has started.
+            if body_done or BODY_RECEIVED in (scope.get("extensions") or ()):
                 return await receive()
             try:
                 async with asyncio.timeout_at(deadline):
@@ -131,9 +133,6 @@ class RequestGuard:
                 scope.get("method"),
                 clip(scope.get("path")),
             )
-
-
-_NONE: dict[str, object] = {}
 
 
 def _is_page(headers: list[tuple[bytes, bytes]]) -> bool:
